@@ -1,0 +1,91 @@
+-- bothy.signal_check and bothy.publish: one payload per line.
+\set VERBOSITY terse
+-- each file starts from a fresh extension (and proves DROP and CREATE work)
+DROP EXTENSION bothy;
+CREATE EXTENSION bothy;
+-- Node IDs (node, bind_id, conn_id) are UUIDv7; other IDs any canonical UUID.
+-- valid: each kind answers its name
+SELECT bothy.signal_check('{"kind":"gateway.typing","node":"01890a5d-ac96-774b-bcce-b302099a8057","thread":"11111111-1111-4111-8111-111111111111","principal":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":7}');
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":"online"}');
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":"busy","billing_mode":"metered","actor":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"gateway.device","node":"01890a5d-ac96-774b-bcce-b302099a8057","device":"11111111-1111-4111-8111-111111111111","gateway_session":"22222222-2222-4222-8222-222222222222","bind_id":"01890a5d-ac96-7000-8000-000000000001"}');
+SELECT bothy.signal_check('{"kind":"gateway.consumer","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","gateway_session":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":false,"count":3}');
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"run","quiet":true,"count":0,"thread":"33333333-3333-4333-8333-333333333333","message":"44444444-4444-4444-8444-444444444444","target":"55555555-5555-4555-8555-555555555555"}');
+SELECT bothy.signal_check('{"kind":"terminal.session_open","host_id":"11111111-1111-4111-8111-111111111111","session_id":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_present","host_id":"11111111-1111-4111-8111-111111111111","conn_id":"01890a5d-ac96-7000-8000-000000000001"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_gone","host_id":"11111111-1111-4111-8111-111111111111","conn_id":"01890a5d-ac96-7000-8000-000000000001"}');
+SELECT bothy.signal_check('{"kind":"terminal.session_paired","host_id":"11111111-1111-4111-8111-111111111111","session_id":"22222222-2222-4222-8222-222222222222"}');
+-- valid: members in any order, insignificant white space
+SELECT bothy.signal_check(' { "host_id" : "11111111-1111-4111-8111-111111111111" , "kind" : "terminal.host_close" } ');
+-- ignored: a kind outside both prefixes is NULL, whatever else it carries
+SELECT bothy.signal_check('{"kind":"chat.message","text":"hi","nested":{"a":[1,2,{"b":null}]}}') IS NULL AS ignored;
+SELECT bothy.signal_check('{"kind":"gatewayx.typing"}') IS NULL AS ignored;
+SELECT bothy.signal_check('{"kind":"gateway"}') IS NULL AS ignored;
+-- malformed: not JSON, not an object, no kind
+SELECT bothy.signal_check('nope');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"} x');
+SELECT bothy.signal_check('[{"kind":"terminal.host_close"}]');
+SELECT bothy.signal_check('"gateway.typing"');
+SELECT bothy.signal_check('{}');
+SELECT bothy.signal_check('{"kind":1}');
+SELECT bothy.signal_check('{"kind":null}');
+-- malformed: an unknown kind inside a known prefix
+SELECT bothy.signal_check('{"kind":"gateway.nope"}');
+SELECT bothy.signal_check('{"kind":"terminal.nope","host_id":"11111111-1111-4111-8111-111111111111"}');
+-- malformed: unknown, duplicate and missing members
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111","extra":1}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","kin\u0064":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close"}');
+SELECT bothy.signal_check('{"kind":"gateway.device","node":"01890a5d-ac96-774b-bcce-b302099a8057","device":"11111111-1111-4111-8111-111111111111","gateway_session":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"gateway.typing","node":"01890a5d-ac96-774b-bcce-b302099a8057","thread":"11111111-1111-4111-8111-111111111111","principal":"22222222-2222-4222-8222-222222222222","actor":"22222222-2222-4222-8222-222222222222"}');
+-- malformed: IDs that are not canonical lower-case UUIDs
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-11111111111A"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"{11111111-1111-4111-8111-111111111111}"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"111111111111411181111111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"1111111-11111-4111-8111-111111111111"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-11111111111\u0031"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":42}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":null}');
+SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":["11111111-1111-4111-8111-111111111111"]}');
+-- malformed: node, bind_id and conn_id must be UUIDv7
+SELECT bothy.signal_check('{"kind":"gateway.typing","node":"11111111-1111-4111-8111-111111111111","thread":"11111111-1111-4111-8111-111111111111","principal":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"gateway.device","node":"01890a5d-ac96-774b-bcce-b302099a8057","device":"11111111-1111-4111-8111-111111111111","gateway_session":"22222222-2222-4222-8222-222222222222","bind_id":"01890a5d-ac96-7000-c000-000000000001"}');
+SELECT bothy.signal_check('{"kind":"terminal.host_gone","host_id":"11111111-1111-4111-8111-111111111111","conn_id":"22222222-2222-4222-8222-222222222222"}');
+-- malformed: codes from closed sets
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":"ONLINE"}');
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":"away"}');
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":1}');
+SELECT bothy.signal_check('{"kind":"gateway.agent_presence","node":"01890a5d-ac96-774b-bcce-b302099a8057","agent":"11111111-1111-4111-8111-111111111111","state":"online","billing_mode":"prepaid"}');
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"like","quiet":false,"count":3}');
+-- malformed: integers are JSON integers within range
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":7.0}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":7e0}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":"7"}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":-1}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":9007199254740991}');
+SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":9007199254740992}');
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":false,"count":2147483648}');
+-- malformed: booleans are JSON booleans
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":"false","count":3}');
+SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":0,"count":3}');
+-- size: 8000 bytes are read, 8001 are too long (even for a foreign kind)
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}') IS NULL AS ignored_at_8000;
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8001 - 25) || '"}');
+-- publish: valid members are staged (delivery is tested by the isolation specs)
+SELECT bothy.publish('terminal.host_close', '{"host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.publish('gateway.run', '{"node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":1}');
+-- publish: invalid input is refused with the codec's reasons
+SELECT bothy.publish('chat.message', '{}');
+SELECT bothy.publish('gateway.nope', '{}');
+SELECT bothy.publish('terminal.host_close', '[]');
+SELECT bothy.publish('terminal.host_close', '"x"');
+SELECT bothy.publish('terminal.host_close', '{}');
+SELECT bothy.publish('terminal.host_close', '{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.publish('gateway.run', '{"node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":1.5}');
+SELECT bothy.publish('terminal.host_close', NULL);

@@ -1,0 +1,23 @@
+/*
+ * bothy_ext.h
+ *		Declarations shared between the extension's C files: the backend's
+ *		UUIDv7 generator and the staging of signals.
+ */
+#ifndef BOTHY_EXT_H
+#define BOTHY_EXT_H
+
+#include "uuid.h"
+
+/* The channel every signal is sent on. */
+#define BOTHY_SIGNAL_CHANNEL "ephemeral"
+
+/* A fresh UUIDv7 from this backend's monotonic generator. */
+extern void bothy_uuidv7_generate(bothy_uuid *out);
+
+/*
+ * Stage an encoded, validated signal to be sent on the channel if and when
+ * the current (sub)transaction commits.
+ */
+extern void bothy_stage_signal(const char *payload);
+
+#endif							/* BOTHY_EXT_H */

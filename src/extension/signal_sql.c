@@ -1,0 +1,136 @@
+/*
+ * signal_sql.c
+ *		bothy.signal_check() and bothy.publish(): the SQL face of the common
+ *		signal codec.
+ *
+ * Both go through the same strict decoder the gateways use, so a payload
+ * the database accepts is exactly a payload every node accepts.  publish()
+ * never sends what its caller wrote: it decodes the caller's members and
+ * sends the codec's own compact encoding.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+
+#include "signal.h"
+#include "bothy_ext.h"
+
+static void
+report_malformed(const bothy_decode_error *err)
+{
+	char		reason[160];
+
+	bothy_decode_error_describe(err, reason, sizeof(reason));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("malformed signal: %s", reason),
+			 errhint("See docs/signals.md for the members and forms of each kind.")));
+}
+
+PG_FUNCTION_INFO_V1(bothy_signal_check);
+
+/*
+ * The kind of a valid payload, NULL for a payload of some other producer
+ * (a kind outside gateway. and terminal.), an ERROR naming the reason for a
+ * malformed one.
+ */
+Datum
+bothy_signal_check(PG_FUNCTION_ARGS)
+{
+	text	   *payload = PG_GETARG_TEXT_PP(0);
+	bothy_signal sig;
+	bothy_decode_error err;
+
+	switch (bothy_signal_decode(VARDATA_ANY(payload), VARSIZE_ANY_EXHDR(payload), &sig, &err))
+	{
+		case BOTHY_DECODE_OK:
+			PG_RETURN_TEXT_P(cstring_to_text(bothy_kind_name(sig.kind)));
+		case BOTHY_DECODE_IGNORED:
+			PG_RETURN_NULL();
+		case BOTHY_DECODE_MALFORMED:
+			break;
+	}
+	report_malformed(&err);
+	PG_RETURN_NULL();			/* not reached */
+}
+
+/*
+ * The payload {"kind":K, ...members} as text.  Members come through jsonb,
+ * whose text form the decoder reads like any JSON; a "kind" among them
+ * becomes a duplicate member, as it should.
+ */
+static StringInfo
+payload_from_members(text *kind, Jsonb *members)
+{
+	StringInfo	buf = makeStringInfo();
+	StringInfoData inner;
+
+	if (!JB_ROOT_IS_OBJECT(members) || JB_ROOT_IS_SCALAR(members))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("members must be a JSON object")));
+
+	appendStringInfoString(buf, "{\"kind\":");
+	escape_json(buf, text_to_cstring(kind));
+
+	initStringInfo(&inner);
+	JsonbToCString(&inner, &members->root, VARSIZE(members));
+	/* inner is "{...}"; splice its members after kind */
+	Assert(inner.len >= 2 && inner.data[0] == '{' && inner.data[inner.len - 1] == '}');
+	if (JB_ROOT_COUNT(members) > 0)
+	{
+		appendStringInfoChar(buf, ',');
+		appendBinaryStringInfo(buf, inner.data + 1, inner.len - 2);
+	}
+	appendStringInfoChar(buf, '}');
+	pfree(inner.data);
+	return buf;
+}
+
+PG_FUNCTION_INFO_V1(bothy_publish);
+
+/*
+ * bothy.publish(kind, members): validate, encode compactly, and stage on
+ * ephemeral for the commit of the caller's transaction.
+ */
+Datum
+bothy_publish(PG_FUNCTION_ARGS)
+{
+	text	   *kind;
+	StringInfo	payload;
+	bothy_signal sig;
+	bothy_decode_error err;
+	char		encoded[BOTHY_SIGNAL_MAX_BYTES + 1];
+
+	/* not STRICT: a NULL would otherwise stage nothing and say nothing */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", PG_ARGISNULL(0) ? "kind" : "members")));
+	kind = PG_GETARG_TEXT_PP(0);
+	payload = payload_from_members(kind, PG_GETARG_JSONB_P(1));
+
+	switch (bothy_signal_decode(payload->data, payload->len, &sig, &err))
+	{
+		case BOTHY_DECODE_OK:
+			break;
+		case BOTHY_DECODE_IGNORED:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("kind \"%s\" is outside gateway. and terminal.", text_to_cstring(kind)),
+					 errdetail("bothy.publish sends only the signal kinds of docs/signals.md.")));
+			break;
+		case BOTHY_DECODE_MALFORMED:
+			report_malformed(&err);
+			break;
+	}
+
+	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
+		elog(ERROR, "a decoded signal could not be encoded");
+	bothy_stage_signal(encoded);
+	PG_RETURN_VOID();
+}

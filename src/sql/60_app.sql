@@ -1,0 +1,188 @@
+-- Application-side calls: the product tells bothy what happened, inside its
+-- own transaction.  Signals they stage leave only if that transaction
+-- commits, and carry the cluster's own node ID; they are sent in every mode.
+
+CREATE FUNCTION bothy.place_put(place uuid) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    INSERT INTO bothy.places (place) VALUES (bothy._need(place_put.place, 'place'))
+        ON CONFLICT DO NOTHING;
+END
+$$;
+COMMENT ON FUNCTION bothy.place_put(uuid) IS 'seam table: a place exists';
+
+CREATE FUNCTION bothy.thread_put(thread uuid, place uuid) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(thread_put.thread, 'thread'), bothy._need(thread_put.place, 'place');
+    IF NOT EXISTS (SELECT FROM bothy.places p WHERE p.place = thread_put.place) THEN
+        RAISE EXCEPTION 'place is unknown' USING ERRCODE = 'foreign_key_violation',
+            HINT = 'Call bothy.place_put first.';
+    END IF;
+    INSERT INTO bothy.threads AS t (thread, place) VALUES (thread_put.thread, thread_put.place)
+        ON CONFLICT ON CONSTRAINT threads_pkey DO UPDATE SET place = excluded.place;
+END
+$$;
+COMMENT ON FUNCTION bothy.thread_put(uuid, uuid) IS 'seam table: a thread exists in a place (or moved there)';
+
+CREATE FUNCTION bothy.membership_added(place uuid, person uuid) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(membership_added.place, 'place'), bothy._need(membership_added.person, 'person');
+    IF NOT EXISTS (SELECT FROM bothy.places p WHERE p.place = membership_added.place) THEN
+        RAISE EXCEPTION 'place is unknown' USING ERRCODE = 'foreign_key_violation',
+            HINT = 'Call bothy.place_put first.';
+    END IF;
+    INSERT INTO bothy.memberships (place, person) VALUES (membership_added.place, membership_added.person)
+        ON CONFLICT DO NOTHING;
+END
+$$;
+COMMENT ON FUNCTION bothy.membership_added(uuid, uuid) IS 'seam table: a person joined a place';
+
+-- Gateways admit every connection again at each delivery, so a removed
+-- member stops receiving the place's events on every node with no signal.
+CREATE FUNCTION bothy.membership_removed(place uuid, person uuid) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(membership_removed.place, 'place'), bothy._need(membership_removed.person, 'person');
+    DELETE FROM bothy.memberships m
+     WHERE m.place = membership_removed.place AND m.person = membership_removed.person;
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION bothy.membership_removed(uuid, uuid) IS 'seam table: a person left a place; false if they were no member';
+
+CREATE FUNCTION bothy.agent_put(agent uuid) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    INSERT INTO bothy.agents (agent) VALUES (bothy._need(agent_put.agent, 'agent'))
+        ON CONFLICT DO NOTHING;
+END
+$$;
+COMMENT ON FUNCTION bothy.agent_put(uuid) IS 'seam table: an agent exists';
+
+CREATE FUNCTION bothy._need_agent(agent uuid) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(_need_agent.agent, 'agent');
+    IF NOT EXISTS (SELECT FROM bothy.agents a WHERE a.agent = _need_agent.agent) THEN
+        RAISE EXCEPTION 'agent is unknown' USING ERRCODE = 'foreign_key_violation',
+            HINT = 'Call bothy.agent_put first.';
+    END IF;
+END
+$$;
+
+-- A run changed: store its document when the version is newer and signal
+-- gateway.run; every node turns it into a run.updated snapshot.  An older or
+-- equal version changes nothing and sends nothing.  Returns whether stored.
+CREATE FUNCTION bothy.run_changed(run uuid, thread uuid, agent uuid, version bigint, document jsonb)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    stored boolean;
+BEGIN
+    PERFORM bothy._need(run_changed.run, 'run'), bothy._need(run_changed.thread, 'thread'),
+            bothy._need(run_changed.version, 'version'), bothy._need(run_changed.document, 'document'),
+            bothy._need_agent(run_changed.agent);
+    IF run_changed.version NOT BETWEEN 0 AND 9007199254740991 THEN
+        RAISE EXCEPTION 'version must be between 0 and 9007199254740991'
+            USING ERRCODE = 'numeric_value_out_of_range';
+    END IF;
+    IF jsonb_typeof(run_changed.document) <> 'object' THEN
+        RAISE EXCEPTION 'document must be a JSON object' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO bothy.runs AS r (run, thread, agent, version, document)
+    VALUES (run_changed.run, run_changed.thread, run_changed.agent, run_changed.version, run_changed.document)
+    ON CONFLICT ON CONSTRAINT runs_pkey DO UPDATE
+        SET thread = excluded.thread, version = excluded.version, document = excluded.document,
+            updated_at = now()
+        WHERE r.version < excluded.version
+    RETURNING true INTO stored;
+    IF stored THEN
+        PERFORM bothy.publish('gateway.run', jsonb_build_object(
+            'node', bothy._cluster_node(), 'run', run_changed.run,
+            'thread', run_changed.thread, 'version', run_changed.version));
+    END IF;
+    RETURN coalesce(stored, false);
+END
+$$;
+COMMENT ON FUNCTION bothy.run_changed(uuid, uuid, uuid, bigint, jsonb) IS
+    'a run changed: store the newer version and signal gateway.run';
+
+-- A notification was created: store it and signal gateway.hint with the
+-- recipient as audience.  Returns its ID (a UUIDv7).
+CREATE FUNCTION bothy.notification_created(recipient uuid, hint_kind text, quiet boolean,
+        count integer, thread uuid DEFAULT NULL, message uuid DEFAULT NULL, target uuid DEFAULT NULL)
+    RETURNS uuid
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    nid uuid := bothy.uuidv7();
+    members jsonb;
+BEGIN
+    PERFORM bothy._need(notification_created.recipient, 'recipient'),
+            bothy._need_code(notification_created.hint_kind, 'hint_kind',
+                             ARRAY['mention', 'reply', 'direct', 'run', 'invite', 'system']),
+            bothy._need(notification_created.quiet, 'quiet'),
+            bothy._need(notification_created.count, 'count');
+    IF notification_created.count < 0 THEN
+        RAISE EXCEPTION 'count must not be negative' USING ERRCODE = 'numeric_value_out_of_range';
+    END IF;
+    INSERT INTO bothy.notifications (nid, recipient, hint_kind, quiet, count, thread, message, target)
+    VALUES (nid, notification_created.recipient, notification_created.hint_kind,
+            notification_created.quiet, notification_created.count, notification_created.thread,
+            notification_created.message, notification_created.target);
+    members := jsonb_strip_nulls(jsonb_build_object(
+        'node', bothy._cluster_node(), 'recipient', notification_created.recipient, 'nid', nid,
+        'hint_kind', notification_created.hint_kind, 'quiet', notification_created.quiet,
+        'count', notification_created.count, 'thread', notification_created.thread,
+        'message', notification_created.message, 'target', notification_created.target));
+    PERFORM bothy.publish('gateway.hint', members);
+    RETURN nid;
+END
+$$;
+COMMENT ON FUNCTION bothy.notification_created(uuid, text, boolean, integer, uuid, uuid, uuid) IS
+    'a notification was created: store it and signal gateway.hint';
+
+-- An agent event was appended: numbered under the agent row's lock, so IDs
+-- follow commit order per agent (see bothy.agents).  Delivered to the holder
+-- of the agent's stream by its gateway; returns the event ID.
+CREATE FUNCTION bothy.agent_event_appended(agent uuid, type text, data jsonb) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    id bigint;
+BEGIN
+    PERFORM bothy._need_agent(agent_event_appended.agent),
+            bothy._need(agent_event_appended.type, 'type'),
+            bothy._need(agent_event_appended.data, 'data');
+    IF agent_event_appended.type !~ '^[a-z][a-z0-9_.]{0,63}$' THEN
+        RAISE EXCEPTION 'type must be a lower-case code of at most 64 characters'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    UPDATE bothy.agents a SET last_event = a.last_event + 1
+     WHERE a.agent = agent_event_appended.agent
+    RETURNING a.last_event INTO id;
+    INSERT INTO bothy.agent_events (agent, id, type, data)
+    VALUES (agent_event_appended.agent, id, agent_event_appended.type, agent_event_appended.data);
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION bothy.agent_event_appended(uuid, text, jsonb) IS
+    'an agent event was appended; returns its ID (per agent, in commit order)';

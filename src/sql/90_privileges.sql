@@ -1,0 +1,43 @@
+-- Least privilege: PUBLIC executes nothing, each role only its own
+-- functions, and no role has any privilege on any table.
+
+REVOKE ALL ON ALL TABLES IN SCHEMA bothy FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA bothy FROM PUBLIC;
+GRANT USAGE ON SCHEMA bothy TO bothy_gateway, bothy_app;
+
+GRANT EXECUTE ON FUNCTION
+    bothy.uuidv7(),
+    bothy.signal_check(text),
+    bothy.publish(text, jsonb),
+    bothy.settings(),
+    bothy.node_start(uuid),
+    bothy.node_stop(uuid),
+    bothy.device_bind(uuid, uuid, uuid, uuid),
+    bothy.device_binding(uuid),
+    bothy.consumer_take(uuid, uuid, uuid, text, interval, bigint),
+    bothy.consumer_save(uuid, uuid, bigint),
+    bothy.consumer_holder(uuid),
+    bothy.run_start(uuid, uuid),
+    bothy.agent_events_after(uuid, uuid, bigint, integer),
+    bothy.presence_flush(uuid, boolean, uuid[], uuid[], uuid[], uuid[], boolean[], uuid[]),
+    bothy.presence_read(uuid[]),
+    bothy.agent_heartbeat_persist(uuid, uuid, timestamptz, text, text, uuid),
+    bothy.agent_status(uuid[]),
+    bothy.thread_place(uuid),
+    bothy.thread_audience(uuid, uuid[]),
+    bothy.run_document(uuid),
+    bothy.agent_known(uuid)
+TO bothy_gateway;
+
+GRANT EXECUTE ON FUNCTION
+    bothy.uuidv7(),
+    bothy.signal_check(text),
+    bothy.place_put(uuid),
+    bothy.thread_put(uuid, uuid),
+    bothy.membership_added(uuid, uuid),
+    bothy.membership_removed(uuid, uuid),
+    bothy.agent_put(uuid),
+    bothy.run_changed(uuid, uuid, uuid, bigint, jsonb),
+    bothy.notification_created(uuid, text, boolean, integer, uuid, uuid, uuid),
+    bothy.agent_event_appended(uuid, text, jsonb)
+TO bothy_app;

@@ -1,0 +1,61 @@
+-- pgTAP: the schema bothy: its tables, which are UNLOGGED, and its functions,
+-- every one SECURITY DEFINER with a pinned search_path.
+BEGIN;
+SELECT plan(9);
+
+SELECT has_schema('bothy');
+
+SELECT tables_are('bothy', ARRAY[
+    'cluster_identity', 'gateway_nodes', 'gateway_presence', 'gateway_presence_nodes',
+    'device_bindings', 'consumer_holds', 'agent_presence',
+    'places', 'threads', 'memberships', 'agents', 'runs', 'notifications', 'agent_events']);
+
+SELECT is(
+    ARRAY(SELECT c.relname::text FROM pg_class c
+           WHERE c.relnamespace = 'bothy'::regnamespace AND c.relkind = 'r' AND c.relpersistence = 'u'
+           ORDER BY 1),
+    ARRAY['gateway_presence', 'gateway_presence_nodes'],
+    'presence and its node markers are UNLOGGED, and nothing else is');
+
+SELECT functions_are('bothy', ARRAY[
+    'uuidv7', 'signal_check', 'publish', 'settings', '_presence_ttl',
+    '_cluster_node', '_multi', '_need', '_need_v7', '_need_code', '_need_ack_in_range', '_need_agent',
+    'node_start', 'node_stop', 'device_bind', 'device_binding',
+    'consumer_take', 'consumer_save', 'consumer_holder', 'run_start', 'agent_events_after',
+    '_presence_expire', 'presence_flush', 'presence_read',
+    'agent_heartbeat_persist', 'agent_status',
+    'thread_place', 'thread_audience', 'run_document', 'agent_known',
+    'place_put', 'thread_put', 'membership_added', 'membership_removed', 'agent_put',
+    'run_changed', 'notification_created', 'agent_event_appended']);
+
+SELECT is(
+    ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
+           WHERE p.pronamespace = 'bothy'::regnamespace AND NOT p.prosecdef ORDER BY 1),
+    ARRAY[]::text[],
+    'every function is SECURITY DEFINER');
+
+SELECT is(
+    ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
+           WHERE p.pronamespace = 'bothy'::regnamespace
+             AND (p.proconfig IS NULL OR NOT 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig))
+           ORDER BY 1),
+    ARRAY[]::text[],
+    'every function pins search_path to pg_catalog, pg_temp');
+
+SELECT is(
+    (SELECT count(*)::int FROM bothy.cluster_identity WHERE substr(node::text, 15, 1) = '7'),
+    1, 'the cluster has one node ID of its own, a UUIDv7');
+
+SELECT is(
+    (SELECT extversion FROM pg_extension WHERE extname = 'bothy'), '0.1.0',
+    'the installed version is the default version');
+
+SELECT is(
+    ARRAY(SELECT c.relname::text FROM pg_extension e, unnest(e.extconfig) AS t(oid)
+           JOIN pg_class c ON c.oid = t.oid WHERE e.extname = 'bothy' ORDER BY 1),
+    ARRAY['agent_events', 'agent_presence', 'agents', 'cluster_identity', 'consumer_holds',
+          'device_bindings', 'memberships', 'notifications', 'places', 'runs', 'threads'],
+    'pg_dump keeps every logged table (presence is rebuilt by the nodes)');
+
+SELECT * FROM finish();
+ROLLBACK;

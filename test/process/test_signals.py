@@ -1,0 +1,107 @@
+"""Signals the SQL API stages, as a real LISTEN connection receives them.
+
+"Nothing was sent" is proven without sleeping: a sentinel signal is
+committed after the operation on the same connection, and signals arrive in
+commit order, so the sentinel arriving first proves the operation sent none.
+"""
+import json
+
+from conftest import NODE_A, new_id
+
+
+def sentinel(conn):
+    host = new_id()
+    conn.cursor().execute("SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))", (host,))
+    return json.dumps({"kind": "terminal.host_close", "host_id": host}, separators=(",", ":"))
+
+
+def call(conn, sql, *args):
+    cur = conn.cursor()
+    cur.execute(sql, args)
+    return cur.fetchone()[0] if cur.description else None
+
+
+def test_device_bind_signals_in_multi_mode(multi, listener_of):
+    listener = listener_of(multi)
+    with multi.connect() as conn:
+        session, person, device = new_id(), new_id(), new_id()
+        bind = call(conn, "SELECT bothy.device_bind(%s, %s, %s, %s)", NODE_A, session, person, device)
+    payload = listener.next()
+    assert payload == json.dumps({"kind": "gateway.device", "node": NODE_A, "device": device,
+                                  "gateway_session": session, "bind_id": bind}, separators=(",", ":"))
+    assert multi.query("SELECT bothy.signal_check(%s)", payload) == [("gateway.device",)]
+
+
+def test_consumer_take_signals_in_multi_mode(multi, listener_of):
+    listener = listener_of(multi)
+    agent, session = new_id(), new_id()
+    with multi.connect() as conn:
+        call(conn, "SELECT bothy.consumer_take(%s, %s, %s, 'connection')", agent, NODE_A, session)
+    assert json.loads(listener.next()) == {"kind": "gateway.consumer", "node": NODE_A,
+                                           "agent": agent, "gateway_session": session}
+
+
+def test_gateway_events_send_nothing_in_single_mode(single, listener_of):
+    listener = listener_of(single)
+    with single.connect() as conn:
+        call(conn, "SELECT bothy.device_bind(%s, %s, %s, %s)", NODE_A, new_id(), new_id(), new_id())
+        call(conn, "SELECT bothy.consumer_take(%s, %s, %s, 'connection')", new_id(), NODE_A, new_id())
+        expected = sentinel(conn)
+    assert listener.next() == expected
+
+
+def database_produced(instance, listener):
+    """run_changed and notification_created carry the cluster's own node ID."""
+    cluster_node = instance.query("SELECT node::text FROM bothy.cluster_identity")[0][0]
+    agent, place, thread, run, person = (new_id() for _ in range(5))
+    with instance.connect() as conn:
+        call(conn, "SELECT bothy.agent_put(%s)", agent)
+        call(conn, "SELECT bothy.run_changed(%s, %s, %s, 4, '{\"status\":\"running\"}')", run, thread, agent)
+        call(conn, "SELECT bothy.run_changed(%s, %s, %s, 3, '{\"status\":\"stale\"}')", run, thread, agent)
+        nid = call(conn, "SELECT bothy.notification_created(%s, 'mention', false, 2, %s)", person, thread)
+        expected_sentinel = sentinel(conn)
+    assert json.loads(listener.next()) == {"kind": "gateway.run", "node": cluster_node, "run": run,
+                                           "thread": thread, "version": 4}
+    # the stale version sent nothing; optional members appear only when given
+    assert json.loads(listener.next()) == {"kind": "gateway.hint", "node": cluster_node, "recipient": person,
+                                           "nid": nid, "hint_kind": "mention", "quiet": False, "count": 2,
+                                           "thread": thread}
+    assert listener.next() == expected_sentinel
+    assert cluster_node not in (None, NODE_A)
+
+
+def test_database_produced_signals_in_multi_mode(multi, listener_of):
+    database_produced(multi, listener_of(multi))
+
+
+def test_database_produced_signals_in_single_mode(single, listener_of):
+    database_produced(single, listener_of(single))
+
+
+def test_rolled_back_signals_never_arrive(multi, listener_of):
+    listener = listener_of(multi)
+    conn = multi.connect(autocommit=False)
+    try:
+        call(conn, "SELECT bothy.device_bind(%s, %s, %s, %s)", NODE_A, new_id(), new_id(), new_id())
+        conn.rollback()
+        cur = conn.cursor()
+        cur.execute("SELECT bothy.consumer_take(%s, %s, %s, 'connection')", (new_id(), NODE_A, new_id()))
+        cur.execute("SAVEPOINT s")
+        cur.execute("SELECT bothy.device_bind(%s, %s, %s, %s)", (NODE_A, new_id(), new_id(), new_id()))
+        cur.execute("ROLLBACK TO SAVEPOINT s")
+        expected = sentinel(conn)
+        conn.commit()
+    finally:
+        conn.close()
+    assert json.loads(listener.next())["kind"] == "gateway.consumer"
+    assert listener.next() == expected
+
+
+def test_every_staged_payload_passes_the_codec(multi, listener_of):
+    listener = listener_of(multi)
+    with multi.connect() as conn:
+        call(conn, "SELECT bothy.device_bind(%s, %s, %s, %s)", NODE_A, new_id(), new_id(), new_id())
+        call(conn, "SELECT bothy.consumer_take(%s, %s, %s, 'poll', '10 seconds')", new_id(), NODE_A, new_id())
+        call(conn, "SELECT bothy.notification_created(%s, 'system', true, 0)", new_id())
+    kinds = [multi.query("SELECT bothy.signal_check(%s)", listener.next())[0][0] for _ in range(3)]
+    assert kinds == ["gateway.device", "gateway.consumer", "gateway.hint"]

@@ -1,0 +1,70 @@
+"""The upgrade path: every released version, installed and brought up to
+date with ALTER EXTENSION bothy UPDATE, has the catalog of a fresh install
+of the default version."""
+import pytest
+
+from conftest import Instance
+
+# Everything an upgrade must reproduce: tables and columns, constraints,
+# indexes, functions with their bodies and settings, and privileges.
+SNAPSHOT = """
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+       || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END || ' ' || c.relpersistence::text
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+ WHERE c.relnamespace = 'bothy'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+UNION ALL
+SELECT 'constraint ' || conrelid::regclass || ' ' || pg_get_constraintdef(oid)
+  FROM pg_constraint WHERE connamespace = 'bothy'::regnamespace
+UNION ALL
+SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'bothy'
+UNION ALL
+SELECT 'function ' || pg_get_functiondef(p.oid) || coalesce(p.proacl::text, '')
+  FROM pg_proc p WHERE p.pronamespace = 'bothy'::regnamespace
+UNION ALL
+SELECT 'table acl ' || relname || coalesce(relacl::text, '')
+  FROM pg_class WHERE relnamespace = 'bothy'::regnamespace
+ORDER BY 1
+"""
+
+
+def snapshot(inst):
+    return [r[0] for r in inst.query(SNAPSHOT)]
+
+
+@pytest.fixture(scope="module")
+def instance():
+    inst = Instance("upgrade")
+    inst.start()
+    yield inst
+    inst.close()
+
+
+def versions(inst):
+    default = inst.query("SELECT default_version FROM pg_available_extensions WHERE name = 'bothy'")[0][0]
+    older = [r[0] for r in inst.query(
+        "SELECT version FROM pg_available_extension_versions WHERE name = 'bothy' AND version <> %s ORDER BY 1",
+        default)]
+    return default, older
+
+
+def test_a_fresh_install_is_reproducible(instance):
+    fresh = snapshot(instance)
+    assert any(line.startswith("function ") for line in fresh)
+    instance.query("DROP EXTENSION bothy")
+    instance.query("CREATE EXTENSION bothy")
+    assert snapshot(instance) == fresh
+
+
+def test_every_released_version_updates_to_the_default(instance):
+    default, older = versions(instance)
+    instance.query("DROP EXTENSION IF EXISTS bothy")
+    instance.query("CREATE EXTENSION bothy")
+    fresh = snapshot(instance)
+    if not older:
+        pytest.skip("no version was released before %s: there is no upgrade path to test yet" % default)
+    for version in older:
+        instance.query("DROP EXTENSION bothy")
+        instance.query("CREATE EXTENSION bothy VERSION %s", version)
+        instance.query("ALTER EXTENSION bothy UPDATE")
+        assert instance.query("SELECT extversion FROM pg_extension WHERE extname = 'bothy'") == [(default,)]
+        assert snapshot(instance) == fresh, "upgrade from %s differs from a fresh install" % version
