@@ -4,19 +4,42 @@
  *		the library is preloaded.
  *
  * bothy must be in shared_preload_libraries: its background workers and
- * shared memory can only be set up by the postmaster, and a backend that
- * loaded the library late would run with none of them.
+ * shared memory (the signal queue) can only be set up by the postmaster,
+ * and a backend that loaded the library late would run with none of them.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "postmaster/bgworker.h"
 
+#include "bothy_ext.h"
 #include "settings.h"
+#include "shmem.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+/*
+ * Workers start when recovery finished, connect to bothy.database, and are
+ * restarted a second after they exit or crash.
+ */
+static void
+register_worker(const char *name, const char *function)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "bothy");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "%s", function);
+	snprintf(worker.bgw_name, BGW_MAXLEN, "%s", name);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "%s", name);
+	RegisterBackgroundWorker(&worker);
+}
 
 void
 _PG_init(void)
@@ -34,4 +57,9 @@ _PG_init(void)
 	 * to start on an inconsistent configuration instead of running with it.
 	 */
 	bothy_settings_consistent(ERROR);
+
+	bothy_shmem_install_hooks();
+	/* every backend forked from here inherits the staging callbacks */
+	bothy_stage_register_callbacks();
+	register_worker("bothy fan-out", "bothy_fanout_main");
 }

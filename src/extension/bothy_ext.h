@@ -6,6 +6,7 @@
 #ifndef BOTHY_EXT_H
 #define BOTHY_EXT_H
 
+#include "signal.h"
 #include "uuid.h"
 
 /* The channel every signal is sent on. */
@@ -18,6 +19,8 @@ extern void bothy_uuidv7_generate(bothy_uuid *out);
  * Stage an encoded, validated signal to be sent on the channel if and when
  * the current (sub)transaction commits.
  */
-extern void bothy_stage_signal(const char *payload);
+extern void bothy_stage_signal(const char *payload, bothy_kind kind);
+extern void bothy_stage_wake_maintenance(void);
+extern void bothy_stage_register_callbacks(void);
 
 #endif							/* BOTHY_EXT_H */

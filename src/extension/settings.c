@@ -39,6 +39,8 @@ int			bothy_agent_heartbeat_persist_interval_ms = 10000;
 int			bothy_listen_reconnect_backoff_cap_ms = 5000;
 int			bothy_signing_key_cache_ttl_ms = 30000;
 int			bothy_consumer_lease_ms = 30000;
+int			bothy_signal_queue_size_kb = 1024;
+int			bothy_fanout_batch_size = 1000;
 
 int64		bothy_debug_uuidv7_frozen_ms = -1;
 static char *debug_uuidv7_frozen_ms_text = NULL;
@@ -179,6 +181,22 @@ bothy_settings_define(void)
 								PGC_SIGHUP, GUC_UNIT_MS,
 								NULL, NULL, NULL);
 	}
+
+	DefineCustomIntVariable("bothy.signal_queue_size",
+							"Shared memory for signals between their commit and the fan-out worker.",
+							"A committing transaction whose signals do not fit falls back to a plain "
+							"NOTIFY of its own, counted as fallback; nothing is lost silently.",
+							&bothy_signal_queue_size_kb, 1024, 64, 1024 * 1024,
+							PGC_POSTMASTER, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bothy.fanout_batch_size",
+							"Signals the fan-out worker sends in one transaction of its own.",
+							"Larger batches pay NOTIFY's commit lock less often and coalesce more; "
+							"smaller ones deliver the first signal of a burst sooner.",
+							&bothy_fanout_batch_size, 1000, 1, 100000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("bothy.debug_uuidv7_frozen_ms",
 							   "For race tests only: freeze the UUIDv7 clock at these unix milliseconds.",

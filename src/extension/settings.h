@@ -26,6 +26,8 @@ extern int	bothy_agent_heartbeat_persist_interval_ms;
 extern int	bothy_listen_reconnect_backoff_cap_ms;
 extern int	bothy_signing_key_cache_ttl_ms;
 extern int	bothy_consumer_lease_ms;
+extern int	bothy_signal_queue_size_kb;
+extern int	bothy_fanout_batch_size;
 
 /* The frozen UUIDv7 clock for race tests, or -1 when the real clock runs. */
 extern int64 bothy_debug_uuidv7_frozen_ms;

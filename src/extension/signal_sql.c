@@ -131,6 +131,6 @@ bothy_publish(PG_FUNCTION_ARGS)
 
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
-	bothy_stage_signal(encoded);
+	bothy_stage_signal(encoded, sig.kind);
 	PG_RETURN_VOID();
 }

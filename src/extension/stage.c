@@ -1,22 +1,206 @@
 /*
  * stage.c
- *		Staging of signals for the channel ephemeral.
+ *		Staging of signals: kept in backend memory until the transaction
+ *		ends, moved to the shared queue at commit, dropped on rollback.
  *
- * For now a staged signal is a plain NOTIFY in the caller's transaction:
- * PostgreSQL already sends it only after the commit and drops it with a
- * rollback of the transaction or of its subtransaction (D-M2-47-4).  The
- * price is NOTIFY's cluster-wide commit lock, which every notifying
- * transaction waits for; the fan-out worker (a later version) will take the
- * signals off the producer's commit path and keep these same semantics.
+ * Why not NOTIFY here: NOTIFY takes one cluster-wide lock from pre-commit
+ * until the commit is on disk, so every notifying transaction would wait
+ * for every other.  A staged signal costs the producer one short LWLock at
+ * pre-commit (to reserve room) and one at commit (to write); the fan-out
+ * worker notifies many signals in one transaction of its own.
+ *
+ * Delivery stays only-after-commit: room is reserved at pre-commit, when an
+ * error can still abort the transaction, and the entries are written at
+ * commit, when the commit record is on disk and nothing may fail.  A
+ * rollback of the transaction, or of the subtransaction that staged a
+ * signal, drops it.  When the queue has no room the transaction falls back
+ * to a plain NOTIFY of its signals, counted as fallback: never silent loss.
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/async.h"
+#include "nodes/pg_list.h"
+#include "utils/memutils.h"
 
 #include "bothy_ext.h"
+#include "shmem.h"
+#include "signal_queue.h"
+
+typedef struct StagedSignal
+{
+	int			nest_level;		/* subtransaction level that staged it */
+	bothy_kind	kind;
+	uint16		len;
+	char		payload[FLEXIBLE_ARRAY_MEMBER];	/* NUL-terminated */
+} StagedSignal;
+
+static List *staged = NIL;		/* in TopTransactionContext */
+static uint32 reserved_bytes = 0;	/* room reserved at pre-commit */
+static bool wake_maintenance = false;
+static bool callbacks_registered = false;
+
+static void
+reset_transaction_state(void)
+{
+	staged = NIL;				/* memory goes with TopTransactionContext */
+	reserved_bytes = 0;
+	wake_maintenance = false;
+}
+
+static uint32
+staged_bytes(void)
+{
+	ListCell   *lc;
+	uint32		bytes = 0;
+
+	foreach(lc, staged)
+		bytes += BOTHY_QUEUE_ENTRY_BYTES(((StagedSignal *) lfirst(lc))->len);
+	return bytes;
+}
+
+/* The queue had no room: send everything with the producer's own NOTIFY. */
+static void
+fall_back_to_notify(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, staged)
+	{
+		StagedSignal *s = lfirst(lc);
+
+		Async_Notify(BOTHY_SIGNAL_CHANNEL, s->payload);
+		bothy_count_signal(BOTHY_SIGNALS_FALLBACK, s->kind, 1);
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->kind, 1);
+	}
+	staged = NIL;
+}
+
+static void
+write_reserved(void)
+{
+	int			n = list_length(staged);
+	const char **payloads = palloc(sizeof(char *) * n);
+	uint16	   *lengths = palloc(sizeof(uint16) * n);
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, staged)
+	{
+		StagedSignal *s = lfirst(lc);
+
+		payloads[i] = s->payload;
+		lengths[i] = s->len;
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->kind, 1);
+		i++;
+	}
+	bothy_queue_write_reserved(payloads, lengths, n, reserved_bytes);
+	reserved_bytes = 0;
+	bothy_wake_worker(BOTHY_WORKER_FANOUT);
+}
+
+static void
+stage_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			if (staged != NIL)
+			{
+				uint32		bytes = staged_bytes();
+
+				if (bothy_queue_reserve(bytes))
+					reserved_bytes = bytes;
+				else
+					fall_back_to_notify();
+			}
+			break;
+		case XACT_EVENT_COMMIT:
+			if (reserved_bytes > 0)
+				write_reserved();
+			if (wake_maintenance)
+				bothy_wake_worker(BOTHY_WORKER_MAINTENANCE);
+			reset_transaction_state();
+			break;
+		case XACT_EVENT_ABORT:
+			if (reserved_bytes > 0)
+				bothy_queue_release(reserved_bytes);
+			reset_transaction_state();
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (staged != NIL || wake_maintenance)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that staged bothy signals")));
+			break;
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			break;
+	}
+}
+
+static void
+stage_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	switch (event)
+	{
+		case SUBXACT_EVENT_ABORT_SUB:
+			foreach(lc, staged)
+			{
+				if (((StagedSignal *) lfirst(lc))->nest_level >= level)
+					staged = foreach_delete_current(staged, lc);
+			}
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+			foreach(lc, staged)
+			{
+				StagedSignal *s = lfirst(lc);
+
+				if (s->nest_level >= level)
+					s->nest_level = level - 1;
+			}
+			break;
+		case SUBXACT_EVENT_START_SUB:
+		case SUBXACT_EVENT_PRE_COMMIT_SUB:
+			break;
+	}
+}
 
 void
-bothy_stage_signal(const char *payload)
+bothy_stage_register_callbacks(void)
 {
-	Async_Notify(BOTHY_SIGNAL_CHANNEL, payload);
+	if (callbacks_registered)
+		return;
+	RegisterXactCallback(stage_xact_callback, NULL);
+	RegisterSubXactCallback(stage_subxact_callback, NULL);
+	callbacks_registered = true;
+}
+
+void
+bothy_stage_signal(const char *payload, bothy_kind kind)
+{
+	size_t		len = strlen(payload);
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	StagedSignal *s;
+
+	Assert(len <= BOTHY_SIGNAL_MAX_BYTES);
+	s = palloc(offsetof(StagedSignal, payload) + len + 1);
+	s->nest_level = GetCurrentTransactionNestLevel();
+	s->kind = kind;
+	s->len = (uint16) len;
+	memcpy(s->payload, payload, len + 1);
+	staged = lappend(staged, s);
+	MemoryContextSwitchTo(old);
+}
+
+void
+bothy_stage_wake_maintenance(void)
+{
+	wake_maintenance = true;
 }

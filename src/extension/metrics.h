@@ -1,0 +1,49 @@
+/*
+ * metrics.h
+ *		Counters kept in shared memory and read by bothy.metrics().
+ *
+ * Every counter is a pg_atomic_uint64 that only grows: producers and
+ * workers add without a lock, and a reader sees each counter exactly.
+ */
+#ifndef BOTHY_METRICS_H
+#define BOTHY_METRICS_H
+
+#include "port/atomics.h"
+
+#include "signal.h"
+
+/* Per-kind signal counters. */
+typedef enum BothySignalCounter
+{
+	BOTHY_SIGNALS_STAGED = 0,	/* committed by a producer (queued or sent by fallback) */
+	BOTHY_SIGNALS_SENT,			/* notified by the fan-out worker */
+	BOTHY_SIGNALS_COALESCED,	/* dropped by the worker: a newer signal in its batch said it */
+	BOTHY_SIGNALS_FALLBACK,		/* sent by a plain NOTIFY in the producer's transaction */
+	BOTHY_SIGNALS_LOST,			/* taken from the queue, then its sending transaction failed */
+	BOTHY_SIGNAL_COUNTER_COUNT
+} BothySignalCounter;
+
+/* Counters of the workers' work. */
+typedef enum BothyCounter
+{
+	BOTHY_PRESENCE_ROWS_EXPIRED = 0,
+	BOTHY_AGENTS_OFFLINE,
+	BOTHY_HOLDS_RELEASED,
+	BOTHY_HINTS_SENT,
+	BOTHY_PUSHES_QUEUED,
+	BOTHY_ERRORS_FANOUT,
+	BOTHY_ERRORS_MAINTENANCE,
+	BOTHY_COUNTER_COUNT
+} BothyCounter;
+
+typedef struct BothyMetrics
+{
+	pg_atomic_uint64 signals[BOTHY_SIGNAL_COUNTER_COUNT][BOTHY_KIND_COUNT];
+	pg_atomic_uint64 counters[BOTHY_COUNTER_COUNT];
+} BothyMetrics;
+
+extern void bothy_metrics_init(BothyMetrics *metrics);
+extern void bothy_count_signal(BothySignalCounter counter, bothy_kind kind, uint64 n);
+extern void bothy_count(BothyCounter counter, uint64 n);
+
+#endif							/* BOTHY_METRICS_H */

@@ -1,0 +1,119 @@
+/*
+ * signal_queue.c
+ *		The shared ring buffer of committed signals (see signal_queue.h).
+ *
+ * Positions are byte counters that only grow; the offset into the buffer
+ * is the position modulo the capacity, so head - tail is what is queued and
+ * no entry is ever split by a wrap flag.
+ */
+#include "postgres.h"
+
+#include "shmem.h"
+#include "signal_queue.h"
+
+static void
+ring_copy_in(uint64 pos, const void *src, uint32 len)
+{
+	uint32		cap = bothy_shared->queue_capacity;
+	uint32		off = (uint32) (pos % cap);
+	uint32		first = Min(len, cap - off);
+
+	memcpy(bothy_shared->queue_data + off, src, first);
+	if (first < len)
+		memcpy(bothy_shared->queue_data, (const char *) src + first, len - first);
+}
+
+static void
+ring_copy_out(uint64 pos, void *dst, uint32 len)
+{
+	uint32		cap = bothy_shared->queue_capacity;
+	uint32		off = (uint32) (pos % cap);
+	uint32		first = Min(len, cap - off);
+
+	memcpy(dst, bothy_shared->queue_data + off, first);
+	if (first < len)
+		memcpy((char *) dst + first, bothy_shared->queue_data, len - first);
+}
+
+bool
+bothy_queue_reserve(uint32 bytes)
+{
+	bool		ok;
+
+	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
+	ok = bothy_shared->queue_head - bothy_shared->queue_tail + bothy_shared->queue_reserved + bytes
+		<= bothy_shared->queue_capacity;
+	if (ok)
+		bothy_shared->queue_reserved += bytes;
+	LWLockRelease(bothy_shared->queue_lock);
+	return ok;
+}
+
+void
+bothy_queue_release(uint32 bytes)
+{
+	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
+	Assert(bothy_shared->queue_reserved >= bytes);
+	bothy_shared->queue_reserved -= bytes;
+	LWLockRelease(bothy_shared->queue_lock);
+}
+
+void
+bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths, int count, uint32 bytes)
+{
+	uint64		pos;
+
+	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
+	Assert(bothy_shared->queue_reserved >= bytes);
+	pos = bothy_shared->queue_head;
+	for (int i = 0; i < count; i++)
+	{
+		ring_copy_in(pos, &lengths[i], sizeof(uint16));
+		ring_copy_in(pos + sizeof(uint16), payloads[i], lengths[i]);
+		pos += BOTHY_QUEUE_ENTRY_BYTES(lengths[i]);
+	}
+	Assert(pos - bothy_shared->queue_head == bytes);
+	bothy_shared->queue_head = pos;
+	bothy_shared->queue_reserved -= bytes;
+	LWLockRelease(bothy_shared->queue_lock);
+}
+
+int
+bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken)
+{
+	uint64		pos;
+	uint64		head;
+	int			taken = 0;
+
+	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
+	pos = bothy_shared->queue_tail;
+	head = bothy_shared->queue_head;
+	while (pos < head && taken < max_entries)
+	{
+		uint16		len;
+		uint32		entry;
+
+		ring_copy_out(pos, &len, sizeof(uint16));
+		entry = BOTHY_QUEUE_ENTRY_BYTES(len);
+		if ((pos - bothy_shared->queue_tail) + entry > bufsize)
+			break;
+		ring_copy_out(pos, buf + (pos - bothy_shared->queue_tail), entry);
+		pos += entry;
+		taken++;
+	}
+	*bytes_taken = (uint32) (pos - bothy_shared->queue_tail);
+	bothy_shared->queue_tail = pos;
+	LWLockRelease(bothy_shared->queue_lock);
+	return taken;
+}
+
+uint64
+bothy_queue_used_bytes(void)
+{
+	uint64		used;
+
+	LWLockAcquire(bothy_shared->queue_lock, LW_SHARED);
+	used = bothy_shared->queue_head - bothy_shared->queue_tail;
+	LWLockRelease(bothy_shared->queue_lock);
+	return used;
+}

@@ -1,0 +1,208 @@
+/*
+ * worker_fanout.c
+ *		The fan-out worker: takes committed signals from the shared queue
+ *		and notifies them on ephemeral, many per transaction of its own.
+ *
+ * Producers never NOTIFY (that would take the cluster-wide commit lock in
+ * every producing transaction); this worker pays that lock once per batch.
+ * Within a batch it coalesces what a newer signal makes redundant: of the
+ * gateway.run signals of one run only the highest version is sent, and an
+ * identical payload is sent once.  Its transactions commit asynchronously:
+ * signals are at most once anyway, and waiting for the disk would only slow
+ * the batch down.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "commands/async.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "bothy_ext.h"
+#include "settings.h"
+#include "shmem.h"
+#include "signal_queue.h"
+
+PGDLLEXPORT void bothy_fanout_main(Datum arg);
+
+/* Wake at least this often, so a lost wake-up delays a batch, never loses it. */
+#define FANOUT_IDLE_TIMEOUT_MS 1000
+
+typedef struct BatchEntry
+{
+	const char *payload;		/* NUL-terminated copy in the batch context */
+	uint16		len;
+	bothy_signal sig;
+	bool		drop;			/* coalesced away */
+	int			order;			/* position in the batch */
+} BatchEntry;
+
+static int
+compare_payload(const void *a, const void *b)
+{
+	const BatchEntry *x = *(const BatchEntry *const *) a;
+	const BatchEntry *y = *(const BatchEntry *const *) b;
+	int			c;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	c = memcmp(x->payload, y->payload, x->len);
+	return c != 0 ? c : x->order - y->order;
+}
+
+/* gateway.run first, then by run, highest version first */
+static int
+compare_run(const void *a, const void *b)
+{
+	const BatchEntry *x = *(const BatchEntry *const *) a;
+	const BatchEntry *y = *(const BatchEntry *const *) b;
+	int			c;
+
+	c = bothy_uuid_compare(&x->sig.run, &y->sig.run);
+	if (c != 0)
+		return c;
+	if (x->sig.version != y->sig.version)
+		return x->sig.version > y->sig.version ? -1 : 1;
+	return x->order - y->order;
+}
+
+/* Marks the entries a newer or identical one in the batch makes redundant. */
+static void
+coalesce(BatchEntry *entries, int n)
+{
+	BatchEntry **sorted = palloc(sizeof(BatchEntry *) * n);
+	int			runs = 0;
+
+	for (int i = 0; i < n; i++)
+		sorted[i] = &entries[i];
+	qsort(sorted, n, sizeof(BatchEntry *), compare_payload);
+	/* sorted by bytes, then by position: the first of identical payloads stays */
+	for (int i = 1; i < n; i++)
+		if (sorted[i - 1]->len == sorted[i]->len &&
+			memcmp(sorted[i - 1]->payload, sorted[i]->payload, sorted[i]->len) == 0)
+			sorted[i]->drop = true;
+
+	for (int i = 0; i < n; i++)
+		if (!entries[i].drop && entries[i].sig.kind == BOTHY_KIND_GATEWAY_RUN)
+			sorted[runs++] = &entries[i];
+	qsort(sorted, runs, sizeof(BatchEntry *), compare_run);
+	for (int i = 1; i < runs; i++)
+		if (bothy_uuid_compare(&sorted[i - 1]->sig.run, &sorted[i]->sig.run) == 0)
+			sorted[i]->drop = true;
+	pfree(sorted);
+}
+
+/* Take one batch from the queue and notify it; returns the entries taken. */
+static int
+send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
+{
+	uint32		bytes;
+	int			n = bothy_queue_take(buf, bufsize, bothy_fanout_batch_size, &bytes);
+	BatchEntry *entries;
+	uint32		pos = 0;
+	MemoryContext old;
+
+	if (n == 0)
+		return 0;
+
+	old = MemoryContextSwitchTo(batch_context);
+	entries = palloc0(sizeof(BatchEntry) * n);
+	for (int i = 0; i < n; i++)
+	{
+		uint16		len;
+		char	   *copy;
+
+		memcpy(&len, buf + pos, sizeof(uint16));
+		copy = palloc(len + 1);
+		memcpy(copy, buf + pos + sizeof(uint16), len);
+		copy[len] = '\0';
+		pos += BOTHY_QUEUE_ENTRY_BYTES(len);
+		entries[i].payload = copy;
+		entries[i].len = len;
+		entries[i].order = i;
+		/* every queued payload was encoded by the codec; decoding names its kind */
+		if (bothy_signal_decode(copy, len, &entries[i].sig, NULL) != BOTHY_DECODE_OK)
+			elog(ERROR, "a queued signal does not decode");
+	}
+	coalesce(entries, n);
+
+	PG_TRY();
+	{
+		StartTransactionCommand();
+		for (int i = 0; i < n; i++)
+			if (!entries[i].drop)
+				Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		/* the batch is gone (at most once): count it, log it, go on */
+		MemoryContextSwitchTo(batch_context);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		bothy_count(BOTHY_ERRORS_FANOUT, 1);
+		for (int i = 0; i < n; i++)
+			if (!entries[i].drop)
+				bothy_count_signal(BOTHY_SIGNALS_LOST, entries[i].sig.kind, 1);
+		ereport(LOG, (errmsg("bothy fan-out lost a batch of %d signals", n)));
+		n = -n;
+	}
+	PG_END_TRY();
+
+	if (n > 0)
+		for (int i = 0; i < n; i++)
+			bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED : BOTHY_SIGNALS_SENT,
+							   entries[i].sig.kind, 1);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(batch_context);
+	return n < 0 ? -n : n;
+}
+
+void
+bothy_fanout_main(Datum arg)
+{
+	MemoryContext batch_context;
+	uint32		bufsize;
+	char	   *buf;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(bothy_database, NULL, 0);
+	pgstat_report_appname("bothy fan-out");
+
+	/* at most once anyway: do not wait for the disk at every batch */
+	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
+
+	bufsize = bothy_shared->queue_capacity;
+	buf = MemoryContextAlloc(TopMemoryContext, bufsize);
+	batch_context = AllocSetContextCreate(TopMemoryContext, "bothy fan-out batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	bothy_worker_latch_publish(BOTHY_WORKER_FANOUT);
+	ereport(LOG, (errmsg("bothy fan-out worker started")));
+
+	for (;;)
+	{
+		while (send_one_batch(buf, bufsize, batch_context) > 0)
+			CHECK_FOR_INTERRUPTS();
+		pgstat_report_activity(STATE_IDLE, NULL);
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 FANOUT_IDLE_TIMEOUT_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+}

@@ -1,0 +1,85 @@
+"""The fan-out path: signals staged by committed transactions reach a real
+LISTEN connection through the fan-out worker, in commit order, never after a
+rollback; a full queue falls back to NOTIFY; a killed worker comes back."""
+import json
+import os
+import signal
+
+import pytest
+
+from conftest import Instance, Listener, new_id, poll_until
+
+PUBLISH = "SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))"
+
+
+def host_close(host):
+    return json.dumps({"kind": "terminal.host_close", "host_id": host}, separators=(",", ":"))
+
+
+def worker_pid(inst):
+    rows = inst.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")
+    return rows[0][0] if rows else None
+
+
+@pytest.fixture(scope="module")
+def small_queue():
+    # the smallest queue: 64 kB hold some 1,300 signals of this size
+    inst = Instance("fanout", ["bothy.signal_queue_size = '64kB'"])
+    inst.start()
+    yield inst
+    inst.close()
+
+
+def test_the_worker_is_visible_by_name(small_queue):
+    poll_until(lambda: worker_pid(small_queue) is not None, timeout=10, what="the fan-out worker")
+
+
+def test_commit_order_across_transactions(small_queue, listener_of):
+    listener = listener_of(small_queue)
+    first, second = small_queue.connect(autocommit=False), small_queue.connect(autocommit=False)
+    a, b = new_id(), new_id()
+    first.cursor().execute(PUBLISH, (a,))       # staged first ...
+    second.cursor().execute(PUBLISH, (b,))
+    second.commit()                             # ... committed last
+    first.commit()
+    assert [listener.next(), listener.next()] == [host_close(b), host_close(a)]
+    first.close()
+    second.close()
+
+
+def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listener_of):
+    listener = listener_of(small_queue)
+    pid = worker_pid(small_queue)
+    os.kill(pid, signal.SIGSTOP)                # the worker stops draining the queue
+    try:
+        hosts = [new_id() for _ in range(3000)]   # some 250 kB: the queue fills
+        with small_queue.connect() as conn:
+            cur = conn.cursor()
+            for h in hosts:
+                cur.execute(PUBLISH, (h,))
+        # only the producers' own NOTIFY can deliver while the worker is stopped
+        received = {json.loads(listener.next())["host_id"]}
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    while len(received) < len(hosts):
+        received.add(json.loads(listener.next(timeout=20))["host_id"])
+    assert received == set(hosts)
+
+
+def test_a_killed_worker_comes_back_and_the_cluster_keeps_working(small_queue, listener_of):
+    before = worker_pid(small_queue)
+    os.kill(before, signal.SIGKILL)             # the postmaster restarts the cluster's processes
+    poll_until(lambda: _answers(small_queue) and worker_pid(small_queue) not in (None, before),
+               timeout=30, what="a new fan-out worker")
+    listener = listener_of(small_queue)
+    host = new_id()
+    small_queue.query(PUBLISH, host)
+    assert listener.next(timeout=10) == host_close(host)
+
+
+def _answers(inst):
+    try:
+        inst.query("SELECT 1")
+        return True
+    except Exception:
+        return False
