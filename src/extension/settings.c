@@ -41,6 +41,7 @@ int			bothy_signing_key_cache_ttl_ms = 30000;
 int			bothy_consumer_lease_ms = 30000;
 int			bothy_signal_queue_size_kb = 1024;
 int			bothy_fanout_batch_size = 1000;
+int			bothy_fanout_linger_ms = 2;
 
 int64		bothy_debug_uuidv7_frozen_ms = -1;
 static char *debug_uuidv7_frozen_ms_text = NULL;
@@ -196,6 +197,15 @@ bothy_settings_define(void)
 							"smaller ones deliver the first signal of a burst sooner.",
 							&bothy_fanout_batch_size, 1000, 1, 100000,
 							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bothy.fanout_linger",
+							"How long the fan-out worker waits after a wake-up before it sends.",
+							"Signals committed meanwhile join the same batch, so a busy server pays "
+							"NOTIFY's commit lock once per batch rather than once per commit; "
+							"it adds at most this much delivery latency. 0 sends at once.",
+							&bothy_fanout_linger_ms, 2, 0, 100,
+							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("bothy.debug_uuidv7_frozen_ms",

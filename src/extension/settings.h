@@ -28,6 +28,7 @@ extern int	bothy_signing_key_cache_ttl_ms;
 extern int	bothy_consumer_lease_ms;
 extern int	bothy_signal_queue_size_kb;
 extern int	bothy_fanout_batch_size;
+extern int	bothy_fanout_linger_ms;
 
 /* The frozen UUIDv7 clock for race tests, or -1 when the real clock runs. */
 extern int64 bothy_debug_uuidv7_frozen_ms;

@@ -191,6 +191,13 @@ bothy_fanout_main(Datum arg)
 
 	for (;;)
 	{
+		/*
+		 * Linger a moment after a wake-up so that a busy second fills a batch
+		 * instead of paying NOTIFY's commit lock once per producer commit.
+		 */
+		if (bothy_fanout_linger_ms > 0)
+			(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 bothy_fanout_linger_ms, PG_WAIT_EXTENSION);
 		while (send_one_batch(buf, bufsize, batch_context) > 0)
 			CHECK_FOR_INTERRUPTS();
 		pgstat_report_activity(STATE_IDLE, NULL);
