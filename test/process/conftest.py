@@ -86,10 +86,13 @@ class Instance:
         return conn
 
     def query(self, sql, *args):
-        with self.connect() as conn:
+        conn = self.connect()
+        try:
             cur = conn.cursor()
             cur.execute(sql, args)
             return cur.fetchall() if cur.description else None
+        finally:
+            conn.close()
 
     def close(self):
         if self.running:

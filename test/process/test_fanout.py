@@ -82,5 +82,5 @@ def _new_worker(inst, before):
     refuses connections while it restarts and recovers."""
     try:
         return worker_pid(inst) not in (None, before)
-    except psycopg2.OperationalError:
+    except psycopg2.Error:             # refused, or cut while the server restarts
         return False
