@@ -20,7 +20,6 @@ extern void bothy_uuidv7_generate(bothy_uuid *out);
  * the current (sub)transaction commits.
  */
 extern void bothy_stage_signal(const char *payload, bothy_kind kind);
-extern void bothy_stage_wake_maintenance(void);
 extern void bothy_stage_register_callbacks(void);
 
 #endif							/* BOTHY_EXT_H */

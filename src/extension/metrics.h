@@ -26,13 +26,7 @@ typedef enum BothySignalCounter
 /* Counters of the workers' work. */
 typedef enum BothyCounter
 {
-	BOTHY_PRESENCE_ROWS_EXPIRED = 0,
-	BOTHY_AGENTS_OFFLINE,
-	BOTHY_HOLDS_RELEASED,
-	BOTHY_HINTS_SENT,
-	BOTHY_PUSHES_QUEUED,
-	BOTHY_ERRORS_FANOUT,
-	BOTHY_ERRORS_MAINTENANCE,
+	BOTHY_ERRORS_FANOUT = 0,		/* a batch the fan-out worker failed to send */
 	BOTHY_COUNTER_COUNT
 } BothyCounter;
 

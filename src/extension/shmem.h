@@ -16,7 +16,6 @@
 typedef enum BothyWorker
 {
 	BOTHY_WORKER_FANOUT = 0,	/* sends queued signals on ephemeral */
-	BOTHY_WORKER_MAINTENANCE,	/* presence expiry, agents offline, fencing, hints */
 	BOTHY_WORKER_COUNT
 } BothyWorker;
 

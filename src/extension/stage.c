@@ -37,7 +37,6 @@ typedef struct StagedSignal
 
 static List *staged = NIL;		/* in TopTransactionContext */
 static uint32 reserved_bytes = 0;	/* room reserved at pre-commit */
-static bool wake_maintenance = false;
 static bool callbacks_registered = false;
 
 static void
@@ -45,7 +44,6 @@ reset_transaction_state(void)
 {
 	staged = NIL;				/* memory goes with TopTransactionContext */
 	reserved_bytes = 0;
-	wake_maintenance = false;
 }
 
 static uint32
@@ -118,8 +116,6 @@ stage_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 			if (reserved_bytes > 0)
 				write_reserved();
-			if (wake_maintenance)
-				bothy_wake_worker(BOTHY_WORKER_MAINTENANCE);
 			reset_transaction_state();
 			break;
 		case XACT_EVENT_ABORT:
@@ -128,7 +124,7 @@ stage_xact_callback(XactEvent event, void *arg)
 			reset_transaction_state();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
-			if (staged != NIL || wake_maintenance)
+			if (staged != NIL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot PREPARE a transaction that staged bothy signals")));
@@ -197,10 +193,4 @@ bothy_stage_signal(const char *payload, bothy_kind kind)
 	memcpy(s->payload, payload, len + 1);
 	staged = lappend(staged, s);
 	MemoryContextSwitchTo(old);
-}
-
-void
-bothy_stage_wake_maintenance(void)
-{
-	wake_maintenance = true;
 }
