@@ -31,6 +31,10 @@ PG_CFLAGS   = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-ini
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies; a stale object with an old layout of
+# a shared-memory struct would corrupt it, so every header rebuilds all.
+$(OBJS): $(wildcard src/extension/*.h src/common/*.h)
+
 $(DATA_built): $(SQL_PARTS) bothy.control Makefile
 	@{ echo "-- bothy $(EXTVERSION): built from src/sql/ by make; edit the parts, not this file."; \
 	   printf '%s\n' '\echo Use "CREATE EXTENSION bothy" to load this file. \quit'; \
