@@ -140,8 +140,11 @@ CREATE TABLE bothy.agent_events (
     PRIMARY KEY (agent, id)
 );
 
--- pg_dump keeps the logged state (presence is rebuilt, never dumped).
-SELECT pg_catalog.pg_extension_config_dump('bothy.cluster_identity', '');
+-- pg_dump keeps the logged state (presence is rebuilt, never dumped).  Not
+-- cluster_identity: CREATE EXTENSION on restore makes its one row, and a
+-- dumped row would collide with it; a restored cluster gets a new node ID,
+-- which only names the signals the database itself produces.  Not
+-- gateway_nodes: its nodes did not survive the dump either.
 SELECT pg_catalog.pg_extension_config_dump('bothy.device_bindings', '');
 SELECT pg_catalog.pg_extension_config_dump('bothy.consumer_holds', '');
 SELECT pg_catalog.pg_extension_config_dump('bothy.agent_presence', '');

@@ -68,3 +68,29 @@ def test_every_released_version_updates_to_the_default(instance):
         instance.query("ALTER EXTENSION bothy UPDATE")
         assert instance.query("SELECT extversion FROM pg_extension WHERE extname = 'bothy'") == [(default,)]
         assert snapshot(instance) == fresh, "upgrade from %s differs from a fresh install" % version
+
+
+def test_a_dump_restores_into_a_new_database(instance):
+    """pg_dump keeps the logged state, and the restore does not collide with
+    the row CREATE EXTENSION makes itself (the cluster's node ID)."""
+    import os
+    import subprocess
+    instance.query("DROP EXTENSION IF EXISTS bothy")
+    instance.query("CREATE EXTENSION bothy")
+    instance.query("SELECT bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', "
+                   "'a0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000001', "
+                   "'d0000000-0000-4000-8000-000000000001')")
+    bin_dir = subprocess.run(["pg_config", "--bindir"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    env = dict(os.environ, PGHOST=instance.dir, PGPORT=os.environ.get("BOTHY_TEST_PGPORT", "54329"),
+               PGUSER="postgres")
+    dump = os.path.join(instance.dir, "bothy.dump")
+    subprocess.run([bin_dir + "/pg_dump", "-Fc", "-f", dump, "bothy_test"], env=env, check=True)
+    instance.query("CREATE DATABASE bothy_restored")
+    restore = subprocess.run([bin_dir + "/pg_restore", "--exit-on-error", "-d", "bothy_restored", dump],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert restore.returncode == 0, restore.stdout
+    out = subprocess.run([bin_dir + "/psql", "-XAtq", "-d", "bothy_restored", "-c",
+                          "SELECT gateway_session FROM bothy.device_bindings; "
+                          "SELECT count(*) FROM bothy.cluster_identity"],
+                         env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+    assert out == ["a0000000-0000-4000-8000-000000000001", "1"]
