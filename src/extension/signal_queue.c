@@ -106,14 +106,3 @@ bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken
 	LWLockRelease(bothy_shared->queue_lock);
 	return taken;
 }
-
-uint64
-bothy_queue_used_bytes(void)
-{
-	uint64		used;
-
-	LWLockAcquire(bothy_shared->queue_lock, LW_SHARED);
-	used = bothy_shared->queue_head - bothy_shared->queue_tail;
-	LWLockRelease(bothy_shared->queue_lock);
-	return used;
-}

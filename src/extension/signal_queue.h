@@ -23,6 +23,5 @@ extern void bothy_queue_write_reserved(const char *const *payloads, const uint16
  * max_entries entries); returns the number of entries taken.
  */
 extern int	bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken);
-extern uint64 bothy_queue_used_bytes(void);
 
 #endif							/* BOTHY_SIGNAL_QUEUE_H */

@@ -108,6 +108,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 	BatchEntry *entries;
 	uint32		pos = 0;
 	MemoryContext old;
+	volatile bool sent = true;	/* set in PG_CATCH, read after it */
 
 	if (n == 0)
 		return 0;
@@ -149,21 +150,18 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		bothy_count(BOTHY_ERRORS_FANOUT, 1);
-		for (int i = 0; i < n; i++)
-			if (!entries[i].drop)
-				bothy_count_signal(BOTHY_SIGNALS_LOST, entries[i].sig.kind, 1);
 		ereport(LOG, (errmsg("bothy fan-out lost a batch of %d signals", n)));
-		n = -n;
+		sent = false;
 	}
 	PG_END_TRY();
 
-	if (n > 0)
-		for (int i = 0; i < n; i++)
-			bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED : BOTHY_SIGNALS_SENT,
-							   entries[i].sig.kind, 1);
+	for (int i = 0; i < n; i++)
+		bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED :
+						   sent ? BOTHY_SIGNALS_SENT : BOTHY_SIGNALS_LOST,
+						   entries[i].sig.kind, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(batch_context);
-	return n < 0 ? -n : n;
+	return n;
 }
 
 void
