@@ -24,7 +24,7 @@ EXTRA_CLEAN = $(DATA_built) test/unit/test_signal test/unit/test_uuid test/fuzz/
 
 PG_CONFIG  ?= pg_config
 # -iquote: src/common/signal.h must not shadow the system <signal.h>
-PG_CPPFLAGS = -iquote src/common -iquote src/extension
+PG_CPPFLAGS = -iquote src/common -iquote src/extension -DBOTHY_SCHEMA_VERSION='"$(EXTVERSION)"'
 # Warnings are errors; the server headers are not -Wextra clean for these two.
 PG_CFLAGS   = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 
@@ -63,7 +63,13 @@ test/fuzz/fuzz_signal: test/fuzz/fuzz_signal.c test/unit/signal_equal.h $(COMMON
 
 fuzz: test/fuzz/fuzz_signal
 
-test: all unit fuzz
+# --- the gateway daemon: src/gateway/bothy-gateway and its unit tests -------
+# crypto.mk: the key store and tokens; gateway.mk: the daemon.  Both define
+# their objects and unit tests; `make gateway` builds all of it.
+-include src/gateway/crypto.mk
+-include src/gateway/gateway.mk
+
+test: all unit fuzz gateway
 	test/run-all
 
 .PHONY: unit fuzz test

@@ -62,4 +62,5 @@ _PG_init(void)
 	/* every backend forked from here inherits the staging callbacks */
 	bothy_stage_register_callbacks();
 	register_worker("bothy fan-out", "bothy_fanout_main");
+	register_worker("bothy maintenance", "bothy_maintenance_main");
 }

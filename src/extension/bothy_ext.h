@@ -22,4 +22,7 @@ extern void bothy_uuidv7_generate(bothy_uuid *out);
 extern void bothy_stage_signal(const char *payload, bothy_kind kind);
 extern void bothy_stage_register_callbacks(void);
 
+/* Wake the maintenance worker at the commit of the current transaction. */
+extern void bothy_stage_wake_maintenance(void);
+
 #endif							/* BOTHY_EXT_H */

@@ -23,10 +23,20 @@ typedef enum BothySignalCounter
 	BOTHY_SIGNAL_COUNTER_COUNT
 } BothySignalCounter;
 
-/* Counters of the workers' work. */
+/*
+ * Counters of the workers' work.  Their SQL names are in metrics.c; the
+ * SQL functions that do the work count it there with bothy._metrics_add().
+ */
 typedef enum BothyCounter
 {
-	BOTHY_ERRORS_FANOUT = 0,		/* a batch the fan-out worker failed to send */
+	BOTHY_PRESENCE_ROWS_EXPIRED = 0,	/* presence rows of nodes silent for the TTL */
+	BOTHY_AGENTS_OFFLINE,		/* agents set offline from their newest heartbeat */
+	BOTHY_HOLDS_RELEASED,		/* consumer holds whose lease lapsed */
+	BOTHY_HINTS_SENT,			/* notifications signalled as gateway.hint */
+	BOTHY_PUSHES_QUEUED,		/* notifications put in the push outbox */
+	BOTHY_PUSHES_CLAIMED,		/* push outbox rows claimed by a sender */
+	BOTHY_ERRORS_FANOUT,		/* a batch the fan-out worker failed to send */
+	BOTHY_ERRORS_MAINTENANCE,	/* a task or an item the maintenance worker failed */
 	BOTHY_COUNTER_COUNT
 } BothyCounter;
 

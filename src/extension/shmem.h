@@ -16,6 +16,7 @@
 typedef enum BothyWorker
 {
 	BOTHY_WORKER_FANOUT = 0,	/* sends queued signals on ephemeral */
+	BOTHY_WORKER_MAINTENANCE,	/* expiry, agents offline, lapsed holds, hints */
 	BOTHY_WORKER_COUNT
 } BothyWorker;
 

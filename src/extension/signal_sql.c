@@ -1,7 +1,8 @@
 /*
  * signal_sql.c
  *		bothy.signal_check() and bothy.publish(): the SQL face of the common
- *		signal codec.
+ *		signal codec; and bothy._maintenance_wake(), the same commit-time
+ *		hand-off for the maintenance worker.
  *
  * Both go through the same strict decoder the gateways use, so a payload
  * the database accepts is exactly a payload every node accepts.  publish()
@@ -132,5 +133,19 @@ bothy_publish(PG_FUNCTION_ARGS)
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, sig.kind);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(bothy_maintenance_wake);
+
+/*
+ * bothy._maintenance_wake(): the caller's transaction made work for the
+ * maintenance worker (a notification to decide); wake it at commit rather
+ * than at its next interval.
+ */
+Datum
+bothy_maintenance_wake(PG_FUNCTION_ARGS)
+{
+	bothy_stage_wake_maintenance();
 	PG_RETURN_VOID();
 }

@@ -37,6 +37,7 @@ typedef struct StagedSignal
 
 static List *staged = NIL;		/* in TopTransactionContext */
 static uint32 reserved_bytes = 0;	/* room reserved at pre-commit */
+static bool wake_maintenance = false;	/* new work for the maintenance worker */
 static bool callbacks_registered = false;
 
 static void
@@ -44,6 +45,7 @@ reset_transaction_state(void)
 {
 	staged = NIL;				/* memory goes with TopTransactionContext */
 	reserved_bytes = 0;
+	wake_maintenance = false;
 }
 
 static uint32
@@ -116,6 +118,8 @@ stage_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 			if (reserved_bytes > 0)
 				write_reserved();
+			if (wake_maintenance)
+				bothy_wake_worker(BOTHY_WORKER_MAINTENANCE);
 			reset_transaction_state();
 			break;
 		case XACT_EVENT_ABORT:
@@ -193,4 +197,15 @@ bothy_stage_signal(const char *payload, bothy_kind kind)
 	memcpy(s->payload, payload, len + 1);
 	staged = lappend(staged, s);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Wake the maintenance worker when the current transaction commits: it made
+ * work for it (a notification to decide).  A rolled-back subtransaction
+ * keeps the flag; the worker then finds nothing, which costs one query.
+ */
+void
+bothy_stage_wake_maintenance(void)
+{
+	wake_maintenance = true;
 }

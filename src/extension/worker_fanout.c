@@ -17,11 +17,7 @@
 #include "commands/async.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "postmaster/bgworker.h"
-#include "postmaster/interrupt.h"
-#include "storage/ipc.h"
 #include "storage/latch.h"
-#include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -29,6 +25,7 @@
 #include "settings.h"
 #include "shmem.h"
 #include "signal_queue.h"
+#include "worker_common.h"
 
 PGDLLEXPORT void bothy_fanout_main(Datum arg);
 
@@ -171,11 +168,7 @@ bothy_fanout_main(Datum arg)
 	uint32		bufsize;
 	char	   *buf;
 
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(bothy_database, NULL, 0);
-	pgstat_report_appname("bothy fan-out");
+	bothy_worker_attach(BOTHY_WORKER_FANOUT, "bothy fan-out");
 
 	/* at most once anyway: do not wait for the disk at every batch */
 	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
@@ -184,7 +177,6 @@ bothy_fanout_main(Datum arg)
 	buf = MemoryContextAlloc(TopMemoryContext, bufsize);
 	batch_context = AllocSetContextCreate(TopMemoryContext, "bothy fan-out batch",
 										  ALLOCSET_DEFAULT_SIZES);
-	bothy_worker_latch_publish(BOTHY_WORKER_FANOUT);
 	ereport(LOG, (errmsg("bothy fan-out worker started")));
 
 	for (;;)
@@ -200,14 +192,6 @@ bothy_fanout_main(Datum arg)
 			CHECK_FOR_INTERRUPTS();
 		pgstat_report_activity(STATE_IDLE, NULL);
 
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 FANOUT_IDLE_TIMEOUT_MS, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
+		(void) bothy_worker_wait(FANOUT_IDLE_TIMEOUT_MS);
 	}
 }

@@ -34,3 +34,30 @@ CREATE FUNCTION bothy._presence_ttl() RETURNS interval
     AS 'MODULE_PATHNAME', 'bothy_presence_ttl';
 COMMENT ON FUNCTION bothy._presence_ttl() IS
     'internal: bothy.presence_ttl as an interval, an error on an inconsistent configuration';
+
+CREATE FUNCTION bothy.metrics(OUT metric text, OUT label text, OUT value bigint) RETURNS SETOF record
+    LANGUAGE c VOLATILE STRICT SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'bothy_metrics';
+COMMENT ON FUNCTION bothy.metrics() IS
+    'the counters of signals (per kind) and of the workers'' work, since the server started';
+
+CREATE FUNCTION bothy._metrics_add(metric text, label text, n bigint) RETURNS void
+    LANGUAGE c VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'bothy_metrics_add';
+COMMENT ON FUNCTION bothy._metrics_add(text, text, bigint) IS
+    'internal: count work done by an extension function in a counter of bothy.metrics()';
+
+CREATE FUNCTION bothy._maintenance_wake() RETURNS void
+    LANGUAGE c VOLATILE STRICT SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'bothy_maintenance_wake';
+COMMENT ON FUNCTION bothy._maintenance_wake() IS
+    'internal: wake the maintenance worker when the caller''s transaction commits';
+
+-- The counters as a view, as pg_stat_* views sit over their functions.
+CREATE VIEW bothy.stat_metrics AS
+    SELECT m.metric, m.label, m.value FROM bothy.metrics() m;
+COMMENT ON VIEW bothy.stat_metrics IS
+    'the counters of bothy.metrics(): signals per kind and the workers'' work';

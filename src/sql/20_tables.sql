@@ -155,3 +155,23 @@ SELECT pg_catalog.pg_extension_config_dump('bothy.agents', '');
 SELECT pg_catalog.pg_extension_config_dump('bothy.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('bothy.notifications', '');
 SELECT pg_catalog.pg_extension_config_dump('bothy.agent_events', '');
+
+-- Notifications the maintenance worker has not decided yet: a hint to a
+-- recipient with a fresh presence row, or a push (bothy._hints_decide).
+-- attempts counts failed decisions; after five a row is no longer tried and
+-- waits for an operator (docs/operations.md), so one bad row cannot make
+-- the worker fail at every interval.
+CREATE TABLE bothy.hints_pending (
+    nid      uuid PRIMARY KEY REFERENCES bothy.notifications ON DELETE CASCADE,
+    attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0)
+);
+
+-- Notifications of recipients with no fresh presence row, until an external
+-- push sender claims them with bothy.push_claim().
+CREATE TABLE bothy.push_outbox (
+    nid       uuid PRIMARY KEY REFERENCES bothy.notifications ON DELETE CASCADE,
+    queued_at timestamptz NOT NULL DEFAULT now()
+);
+
+SELECT pg_catalog.pg_extension_config_dump('bothy.hints_pending', '');
+SELECT pg_catalog.pg_extension_config_dump('bothy.push_outbox', '');

@@ -79,8 +79,10 @@ END
 $$;
 
 -- The guarded save: moves the held acknowledgement forward and renews a
--- connection's lease only while the session still holds; false means the
--- session was fenced and its connection closes with 4015.  Under READ
+-- connection's lease only while the session still holds and its lease has
+-- not lapsed; false means the session was fenced and its connection closes
+-- with 4015.  A gateway saves each held connection more often than
+-- bothy.consumer_lease, so a live holder never lapses.  Under READ
 -- COMMITTED a save that waits for a takeover's row lock re-checks the
 -- holder on the new row version, so a fenced session's save never lands.
 CREATE FUNCTION bothy.consumer_save(agent uuid, gateway_session uuid, acked bigint)
@@ -98,7 +100,8 @@ BEGIN
            lease_until = CASE WHEN h.holder_kind = 'connection'
                               THEN now() + pg_catalog.current_setting('bothy.consumer_lease')::interval
                               ELSE h.lease_until END
-     WHERE h.agent = consumer_save.agent AND h.holder_session = consumer_save.gateway_session;
+     WHERE h.agent = consumer_save.agent AND h.holder_session = consumer_save.gateway_session
+       AND h.lease_until >= now();
     RETURN FOUND;
 END
 $$;
@@ -119,7 +122,7 @@ COMMENT ON FUNCTION bothy.consumer_holder(uuid) IS
     'who holds an agent''s event stream, and the held acknowledgement';
 
 -- The run start compare-and-swap: a run starts once, and only by the
--- session holding its agent's stream.  The hold row is locked FOR SHARE, so
+-- session holding its agent's stream under a lease that has not lapsed.  The hold row is locked FOR SHARE, so
 -- a takeover waits for a start in flight, and a start that waited for a
 -- takeover sees the new holder and fails: a fenced consumer never starts.
 CREATE FUNCTION bothy.run_start(run uuid, gateway_session uuid) RETURNS boolean
@@ -137,6 +140,7 @@ BEGIN
     END IF;
     PERFORM FROM bothy.consumer_holds h
       WHERE h.agent = run_agent AND h.holder_session = run_start.gateway_session
+        AND h.lease_until >= now()
       FOR SHARE;
     IF NOT FOUND THEN
         RETURN false;
@@ -171,6 +175,7 @@ BEGIN
           JOIN bothy.consumer_holds h ON h.agent = e.agent
          WHERE e.agent = agent_events_after.agent
            AND h.holder_session = agent_events_after.gateway_session
+           AND h.lease_until >= now()
            AND e.id > agent_events_after.after
          ORDER BY e.id
          LIMIT agent_events_after.max_events;

@@ -28,6 +28,7 @@ BEGIN
 
     DELETE FROM bothy.gateway_presence p WHERE p.node = ANY (expired);
     GET DIAGNOSTICS deleted = ROW_COUNT;
+    PERFORM bothy._metrics_add('presence_rows_expired', NULL, deleted);
     DELETE FROM bothy.gateway_nodes n
      WHERE n.node = ANY (expired)
         OR (n.started_at < now() - ttl

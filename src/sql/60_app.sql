@@ -123,8 +123,10 @@ $$;
 COMMENT ON FUNCTION bothy.run_changed(uuid, uuid, uuid, bigint, jsonb) IS
     'a run changed: store the newer version and signal gateway.run';
 
--- A notification was created: store it and signal gateway.hint with the
--- recipient as audience.  Returns its ID (a UUIDv7).
+-- A notification was created.  Whether it becomes a hint (its recipient is
+-- connected somewhere) or a push is decided by the maintenance worker right
+-- after this commits, from gateway_presence (bothy._hints_decide): the
+-- caller's transaction pays one row, never a presence read or a NOTIFY.
 CREATE FUNCTION bothy.notification_created(recipient uuid, hint_kind text, quiet boolean,
         count integer, thread uuid DEFAULT NULL, message uuid DEFAULT NULL, target uuid DEFAULT NULL)
     RETURNS uuid
@@ -133,7 +135,6 @@ CREATE FUNCTION bothy.notification_created(recipient uuid, hint_kind text, quiet
     AS $$
 DECLARE
     nid uuid := bothy.uuidv7();
-    members jsonb;
 BEGIN
     PERFORM bothy._need(notification_created.recipient, 'recipient'),
             bothy._need_code(notification_created.hint_kind, 'hint_kind',
@@ -147,17 +148,50 @@ BEGIN
     VALUES (nid, notification_created.recipient, notification_created.hint_kind,
             notification_created.quiet, notification_created.count, notification_created.thread,
             notification_created.message, notification_created.target);
-    members := jsonb_strip_nulls(jsonb_build_object(
-        'node', bothy._cluster_node(), 'recipient', notification_created.recipient, 'nid', nid,
-        'hint_kind', notification_created.hint_kind, 'quiet', notification_created.quiet,
-        'count', notification_created.count, 'thread', notification_created.thread,
-        'message', notification_created.message, 'target', notification_created.target));
-    PERFORM bothy.publish('gateway.hint', members);
+    INSERT INTO bothy.hints_pending (nid) VALUES (nid);
+    PERFORM bothy._maintenance_wake();
     RETURN nid;
 END
 $$;
 COMMENT ON FUNCTION bothy.notification_created(uuid, text, boolean, integer, uuid, uuid, uuid) IS
-    'a notification was created: store it and signal gateway.hint';
+    'a notification was created: store it; the maintenance worker sends a hint or queues a push';
+
+-- The push sender's claim: up to max_rows queued notifications, oldest
+-- first, removed from the outbox by the caller's transaction.  SKIP LOCKED
+-- lets several senders claim at once without waiting for or repeating each
+-- other; a claim that rolls back puts its rows back (nothing lost), so a
+-- sender claims, sends, then commits.
+CREATE FUNCTION bothy.push_claim(max_rows integer)
+    RETURNS TABLE (nid uuid, recipient uuid, hint_kind text, quiet boolean, count integer,
+                   thread uuid, message uuid, target uuid, created_at timestamptz)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    claimed integer;
+BEGIN
+    PERFORM bothy._need(push_claim.max_rows, 'max_rows');
+    IF push_claim.max_rows NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION 'max_rows must be between 1 and 1000' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY
+        WITH taken AS (
+            DELETE FROM bothy.push_outbox o
+             WHERE o.nid IN (SELECT q.nid FROM bothy.push_outbox q
+                              ORDER BY q.nid LIMIT push_claim.max_rows
+                                FOR UPDATE SKIP LOCKED)
+            RETURNING o.nid
+        )
+        SELECT n.nid, n.recipient, n.hint_kind, n.quiet, n.count, n.thread, n.message,
+               n.target, n.created_at
+          FROM taken JOIN bothy.notifications n ON n.nid = taken.nid
+         ORDER BY n.nid;
+    GET DIAGNOSTICS claimed = ROW_COUNT;
+    PERFORM bothy._metrics_add('pushes_claimed', NULL, claimed);
+END
+$$;
+COMMENT ON FUNCTION bothy.push_claim(integer) IS
+    'claim queued push notifications for sending; committed claims are gone from the outbox';
 
 -- An agent event was appended: numbered under the agent row's lock, so IDs
 -- follow commit order per agent (see bothy.agents).  Delivered to the holder

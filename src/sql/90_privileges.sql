@@ -39,5 +39,12 @@ GRANT EXECUTE ON FUNCTION
     bothy.agent_put(uuid),
     bothy.run_changed(uuid, uuid, uuid, bigint, jsonb),
     bothy.notification_created(uuid, text, boolean, integer, uuid, uuid, uuid),
-    bothy.agent_event_appended(uuid, text, jsonb)
+    bothy.agent_event_appended(uuid, text, jsonb),
+    bothy.push_claim(integer)
 TO bothy_app;
+
+-- Monitoring reads the counters through the server's own monitoring role,
+-- so a monitoring login needs no bothy role and can call nothing else.
+GRANT USAGE ON SCHEMA bothy TO pg_monitor;
+GRANT EXECUTE ON FUNCTION bothy.metrics() TO pg_monitor;
+GRANT SELECT ON bothy.stat_metrics TO pg_monitor;

@@ -2,7 +2,7 @@
 -- each role executes exactly its own functions and has no privilege on any
 -- table; a gateway login cannot read a table yet works through the API.
 BEGIN;
-SELECT plan(20);
+SELECT plan(24);
 
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_gateway'), false, 'bothy_gateway is a group role');
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_app'), false, 'bothy_app is a group role');
@@ -52,6 +52,7 @@ SELECT is(
         'bothy.membership_removed(uuid,uuid)',
         'bothy.notification_created(uuid,text,boolean,integer,uuid,uuid,uuid)',
         'bothy.place_put(uuid)',
+        'bothy.push_claim(integer)',
         'bothy.run_changed(uuid,uuid,uuid,bigint,jsonb)',
         'bothy.signal_check(text)',
         'bothy.thread_put(uuid,uuid)',
@@ -94,7 +95,16 @@ SELECT throws_ok($$SELECT bothy.node_stop('01890a5d-ac96-774b-bcce-b302099a8057'
 SELECT lives_ok($$SELECT bothy.place_put('c0000000-0000-4000-8000-000000000001')$$, 'an application login writes through the API');
 RESET ROLE;
 
+CREATE ROLE pgtap_monitor LOGIN IN ROLE pg_monitor;
+SET ROLE pgtap_monitor;
+SELECT cmp_ok((SELECT count(*) FROM bothy.stat_metrics), '>', 0::bigint,
+    'a pg_monitor login reads the counters through the view');
+SELECT lives_ok('SELECT * FROM bothy.metrics()', 'a pg_monitor login reads the counters through the function');
+SELECT throws_ok('SELECT bothy.uuidv7()', '42501', NULL, 'a pg_monitor login may call nothing else');
+RESET ROLE;
+
 SET ROLE pgtap_nobody;
+SELECT throws_ok('SELECT * FROM bothy.stat_metrics', '42501', NULL, 'a login with no role cannot read the counters');
 SELECT throws_ok('SELECT bothy.uuidv7()', '42501', NULL, 'a login with neither role may call nothing');
 SELECT throws_ok('SELECT * FROM bothy.settings()', '42501', NULL, 'a login with neither role cannot read the settings');
 RESET ROLE;

@@ -8,7 +8,8 @@ SELECT has_schema('bothy');
 SELECT tables_are('bothy', ARRAY[
     'cluster_identity', 'gateway_nodes', 'gateway_presence', 'gateway_presence_nodes',
     'device_bindings', 'consumer_holds', 'agent_presence',
-    'places', 'threads', 'memberships', 'agents', 'runs', 'notifications', 'agent_events']);
+    'places', 'threads', 'memberships', 'agents', 'runs', 'notifications', 'agent_events',
+    'hints_pending', 'push_outbox']);
 
 SELECT is(
     ARRAY(SELECT c.relname::text FROM pg_class c
@@ -26,7 +27,9 @@ SELECT functions_are('bothy', ARRAY[
     'agent_heartbeat_persist', 'agent_status',
     'thread_place', 'thread_audience', 'run_document', 'agent_known',
     'place_put', 'thread_put', 'membership_added', 'membership_removed', 'agent_put',
-    'run_changed', 'notification_created', 'agent_event_appended']);
+    'run_changed', 'notification_created', 'agent_event_appended', 'push_claim',
+    'metrics', '_metrics_add', '_maintenance_wake',
+    '_agents_expire', '_holds_expire', '_hint_decide', '_hints_decide']);
 
 SELECT is(
     ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
@@ -47,14 +50,16 @@ SELECT is(
     1, 'the cluster has one node ID of its own, a UUIDv7');
 
 SELECT is(
-    (SELECT extversion FROM pg_extension WHERE extname = 'bothy'), '0.1.0',
+    (SELECT extversion FROM pg_extension WHERE extname = 'bothy'),
+    (SELECT default_version FROM pg_available_extensions WHERE name = 'bothy'),
     'the installed version is the default version');
 
 SELECT is(
     ARRAY(SELECT c.relname::text FROM pg_extension e, unnest(e.extconfig) AS t(oid)
            JOIN pg_class c ON c.oid = t.oid WHERE e.extname = 'bothy' ORDER BY 1),
     ARRAY['agent_events', 'agent_presence', 'agents', 'consumer_holds',
-          'device_bindings', 'memberships', 'notifications', 'places', 'runs', 'threads'],
+          'device_bindings', 'hints_pending', 'memberships', 'notifications', 'places',
+          'push_outbox', 'runs', 'threads'],
     'pg_dump keeps the logged state (not presence, node registrations or the cluster node ID)');
 
 SELECT * FROM finish();

@@ -79,9 +79,9 @@ class Instance:
             poll_until(lambda: self.query("SHOW " + name)[0][0] == value, timeout=10.0,
                        what="reload of " + name)
 
-    def connect(self, autocommit=True):
+    def connect(self, autocommit=True, dbname="bothy_test"):
         conn = psycopg2.connect(host=self.dir, port=int(os.environ.get("BOTHY_TEST_PGPORT", "54329")),
-                                user="postgres", dbname="bothy_test")
+                                user="postgres", dbname=dbname)
         conn.autocommit = autocommit
         return conn
 

@@ -50,6 +50,8 @@ def test_commit_order_across_transactions(small_queue, listener_of):
 
 def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listener_of):
     listener = listener_of(small_queue)
+    fallback = "SELECT value FROM bothy.metrics() WHERE metric = 'signals_fallback' AND label = 'terminal.host_close'"
+    fallback_before = small_queue.query(fallback)[0][0]
     pid = worker_pid(small_queue)
     os.kill(pid, signal.SIGSTOP)                # the worker stops draining the queue
     try:
@@ -65,6 +67,7 @@ def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listen
     while len(received) < len(hosts):
         received.add(json.loads(listener.next(timeout=20))["host_id"])
     assert received == set(hosts)
+    assert small_queue.query(fallback)[0][0] > fallback_before     # counted, never silent
 
 
 def test_a_killed_worker_comes_back_and_the_cluster_keeps_working(small_queue, listener_of):

@@ -7,6 +7,7 @@ commit order, so the sentinel arriving first proves the operation sent none.
 import json
 
 from conftest import NODE_A, new_id
+from test_presence import FLUSH
 
 
 def sentinel(conn):
@@ -51,22 +52,25 @@ def test_gateway_events_send_nothing_in_single_mode(single, listener_of):
 
 
 def database_produced(instance, listener):
-    """run_changed and notification_created carry the cluster's own node ID."""
+    """run_changed and the maintenance worker's hints carry the cluster's own node ID."""
     cluster_node = instance.query("SELECT node::text FROM bothy.cluster_identity")[0][0]
     agent, place, thread, run, person = (new_id() for _ in range(5))
     with instance.connect() as conn:
         call(conn, "SELECT bothy.agent_put(%s)", agent)
         call(conn, "SELECT bothy.run_changed(%s, %s, %s, 4, '{\"status\":\"running\"}')", run, thread, agent)
         call(conn, "SELECT bothy.run_changed(%s, %s, %s, 3, '{\"status\":\"stale\"}')", run, thread, agent)
-        nid = call(conn, "SELECT bothy.notification_created(%s, 'mention', false, 2, %s)", person, thread)
         expected_sentinel = sentinel(conn)
     assert json.loads(listener.next()) == {"kind": "gateway.run", "node": cluster_node, "run": run,
                                            "thread": thread, "version": 4}
-    # the stale version sent nothing; optional members appear only when given
+    # the stale version sent nothing
+    assert listener.next() == expected_sentinel
+    # the recipient is connected: the worker sends a hint, optional members only when given
+    with instance.connect() as conn:
+        call(conn, FLUSH, NODE_A, True, [new_id()], [person], [new_id()], [None], [False], [])
+        nid = call(conn, "SELECT bothy.notification_created(%s, 'mention', false, 2, %s)", person, thread)
     assert json.loads(listener.next()) == {"kind": "gateway.hint", "node": cluster_node, "recipient": person,
                                            "nid": nid, "hint_kind": "mention", "quiet": False, "count": 2,
                                            "thread": thread}
-    assert listener.next() == expected_sentinel
     assert cluster_node not in (None, NODE_A)
 
 
@@ -102,6 +106,8 @@ def test_every_staged_payload_passes_the_codec(multi, listener_of):
     with multi.connect() as conn:
         call(conn, "SELECT bothy.device_bind(%s, %s, %s, %s)", NODE_A, new_id(), new_id(), new_id())
         call(conn, "SELECT bothy.consumer_take(%s, %s, %s, 'poll', '10 seconds')", new_id(), NODE_A, new_id())
-        call(conn, "SELECT bothy.notification_created(%s, 'system', true, 0)", new_id())
+        person = new_id()
+        call(conn, FLUSH, NODE_A, True, [new_id()], [person], [new_id()], [None], [False], [])
+        call(conn, "SELECT bothy.notification_created(%s, 'system', true, 0)", person)
     kinds = [multi.query("SELECT bothy.signal_check(%s)", listener.next())[0][0] for _ in range(3)]
     assert kinds == ["gateway.device", "gateway.consumer", "gateway.hint"]

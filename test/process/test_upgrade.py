@@ -70,9 +70,11 @@ def test_every_released_version_updates_to_the_default(instance):
         assert snapshot(instance) == fresh, "upgrade from %s differs from a fresh install" % version
 
 
-def test_a_dump_restores_into_a_new_database(instance):
+def test_a_dump_restores_on_a_new_server(instance):
     """pg_dump keeps the logged state, and the restore does not collide with
-    the row CREATE EXTENSION makes itself (the cluster's node ID)."""
+    the row CREATE EXTENSION makes itself (the cluster's node ID).  The
+    target is another server's bothy.database: the extension is refused in
+    any other database."""
     import os
     import subprocess
     instance.query("DROP EXTENSION IF EXISTS bothy")
@@ -81,16 +83,19 @@ def test_a_dump_restores_into_a_new_database(instance):
                    "'a0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000001', "
                    "'d0000000-0000-4000-8000-000000000001')")
     bin_dir = subprocess.run(["pg_config", "--bindir"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    env = dict(os.environ, PGHOST=instance.dir, PGPORT=os.environ.get("BOTHY_TEST_PGPORT", "54329"),
-               PGUSER="postgres")
+    port = os.environ.get("BOTHY_TEST_PGPORT", "54329")
     dump = os.path.join(instance.dir, "bothy.dump")
-    subprocess.run([bin_dir + "/pg_dump", "-Fc", "-f", dump, "bothy_test"], env=env, check=True)
-    instance.query("CREATE DATABASE bothy_restored")
-    restore = subprocess.run([bin_dir + "/pg_restore", "--exit-on-error", "-d", "bothy_restored", dump],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert restore.returncode == 0, restore.stdout
-    out = subprocess.run([bin_dir + "/psql", "-XAtq", "-d", "bothy_restored", "-c",
-                          "SELECT gateway_session FROM bothy.device_bindings; "
-                          "SELECT count(*) FROM bothy.cluster_identity"],
-                         env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
-    assert out == ["a0000000-0000-4000-8000-000000000001", "1"]
+    subprocess.run([bin_dir + "/pg_dump", "-Fc", "-f", dump, "bothy_test"], check=True,
+                   env=dict(os.environ, PGHOST=instance.dir, PGPORT=port, PGUSER="postgres"))
+    target = Instance("restored", with_extension=False)
+    target.start()
+    try:
+        env = dict(os.environ, PGHOST=target.dir, PGPORT=port, PGUSER="postgres")
+        restore = subprocess.run([bin_dir + "/pg_restore", "--exit-on-error", "-d", "bothy_test", dump],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert restore.returncode == 0, restore.stdout
+        assert target.query("SELECT gateway_session::text FROM bothy.device_bindings") == [
+            ("a0000000-0000-4000-8000-000000000001",)]
+        assert target.query("SELECT count(*) FROM bothy.cluster_identity") == [(1,)]
+    finally:
+        target.close()
