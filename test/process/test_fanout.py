@@ -78,6 +78,12 @@ def test_a_killed_worker_comes_back_and_the_cluster_keeps_working(small_queue, l
     host = new_id()
     small_queue.query(PUBLISH, host)
     assert listener.next(timeout=10) == host_close(host)
+    # the maintenance worker came back with it and works again
+    poll_until(lambda: small_queue.query("SELECT count(*) FROM pg_stat_activity"
+                                         " WHERE backend_type = 'bothy maintenance'")[0][0] == 1,
+               timeout=10, what="the maintenance worker")
+    poll_until(lambda: small_queue.log.count("bothy maintenance is working") >= 2, timeout=10,
+               what="the maintenance worker working after the restart")
 
 
 def _new_worker(inst, before):

@@ -292,3 +292,28 @@ def test_the_extension_is_refused_outside_bothy_database(fast):
         assert "bothy must be installed in the database named by bothy.database" in str(refused.value)
     finally:
         conn.close()
+
+
+def test_a_reload_pauses_and_resumes_the_worker(fast):
+    """SIGHUP: the worker reads the new settings; an inconsistent pair
+    pauses it with one log record, a fix resumes it."""
+    working = fast.log.count("bothy maintenance is working")
+    fast.reload_with("bothy.presence_flush_interval = '600ms'")     # 1 s is not more than twice 600 ms
+    poll_until(lambda: "bothy maintenance is paused" in fast.log, timeout=5, what="the pause")
+    rows = [(new_id(), new_id(), new_id())]
+    fast.reload_with("bothy.presence_flush_interval = '100ms'")
+    poll_until(lambda: fast.log.count("bothy maintenance is working") > working, timeout=5, what="the resume")
+    assert flush(fast, NODE_A, True, rows) is True
+    poll_until(lambda: fast.query("SELECT count(*) FROM bothy.gateway_presence WHERE person = %s",
+                                  rows[0][1])[0][0] == 0, timeout=5, what="expiry after the resume")
+    assert fast.log.count("bothy maintenance is paused") == 1
+
+
+def test_a_terminated_worker_is_restarted_without_restarting_the_server(fast):
+    fanout = fast.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0]
+    before = worker_pid(fast)
+    fast.query("SELECT pg_terminate_backend(%s)", before)
+    poll_until(lambda: worker_pid(fast) not in (None, before), timeout=10, what="a new maintenance worker")
+    # SIGTERM is a clean exit: the postmaster restarted only this worker
+    assert fast.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0] == fanout
+    assert "terminated by signal" not in fast.log
