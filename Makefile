@@ -66,8 +66,8 @@ fuzz: test/fuzz/fuzz_signal
 # --- the gateway daemon: src/gateway/bothy-gateway and its unit tests -------
 # crypto.mk: the key store and tokens; gateway.mk: the daemon.  Both define
 # their objects and unit tests; `make gateway` builds all of it.
--include src/gateway/crypto.mk
--include src/gateway/gateway.mk
+include src/gateway/crypto.mk
+include src/gateway/gateway.mk
 
 test: all unit fuzz gateway
 	test/run-all

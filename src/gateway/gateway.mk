@@ -1,0 +1,53 @@
+# src/gateway/gateway.mk: the daemon bothy-gateway and the unit tests of its
+# pure parts.  Included by the top Makefile after PGXS and crypto.mk, so
+# every variable here has a GATEWAY_ name and every rule is explicit: the
+# PGXS CFLAGS, CPPFLAGS and LDFLAGS must not reach the daemon.
+#
+#   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
+
+GATEWAY_CC      ?= cc
+GATEWAY_SRCS     = $(addprefix src/gateway/, main.c server.c node.c config.c log.c \
+                     metrics.c sendq.c protocol.c pgconn.c db.c listener.c \
+                     route_gateway.c hub.c conn.c session.c fence.c http.c)
+GATEWAY_HDRS     = $(wildcard src/gateway/*.h src/common/*.h)
+GATEWAY_BIN      = src/gateway/bothy-gateway
+GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
+GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
+GATEWAY_LWS_CFLAGS := $(shell pkg-config --cflags libwebsockets jansson)
+GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson)
+# -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>
+GATEWAY_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
+                   -Wimplicit-fallthrough=3 -iquote src/common -iquote src/gateway \
+                   -I$(GATEWAY_PG_INC) $(GATEWAY_LWS_CFLAGS)
+GATEWAY_LIBS     = $(GATEWAY_LWS_LIBS) -L$(GATEWAY_PG_LIB) -lpq $(GATEWAY_CRYPTO_LIBS)
+
+# The pure parts, with the sanitizers of the top Makefile's UNIT_CFLAGS.
+GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
+                   -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
+                   -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
+GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
+                   test/unit/gateway/test_sendq
+
+$(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
+	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
+	    $(COMMON_SRCS) $(GATEWAY_LIBS)
+
+test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/config.c \
+        src/gateway/config.h src/gateway/log.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/config.c
+
+test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/protocol.c \
+        src/gateway/protocol.h $(COMMON_SRCS) test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< src/gateway/protocol.c \
+	    $(COMMON_SRCS) -ljansson
+
+test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/sendq.c \
+        src/gateway/sendq.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/sendq.c
+
+gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
+
+EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
+               test/unit/gateway/test_sendq
+
+.PHONY: gateway

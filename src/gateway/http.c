@@ -1,0 +1,104 @@
+/*
+ * http.c
+ *		The operations endpoints (docs/gateway.md):
+ *		  /healthz  200 while the process serves
+ *		  /readyz   200 when started, not stopping and a query connection is
+ *		            open; the listener is a soft dependency (the rulings):
+ *		            reported in the body, never a reason for 503
+ *		  /metrics  Prometheus text format
+ *
+ * The body is built whole when the request arrives (into the connection's
+ * rx buffer, with LWS_PRE headroom) and written in HTTP_WRITEABLE.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "metrics.h"
+#include "node.h"
+
+static int
+respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
+		const char *body, size_t len)
+{
+	unsigned char hdr[LWS_PRE + 512];
+	unsigned char *start = hdr + LWS_PRE,
+			   *p = start,
+			   *end = hdr + sizeof(hdr) - 1;
+
+	c->rx = malloc(LWS_PRE + len);
+	if (c->rx == NULL)
+		return 1;
+	memcpy(c->rx + LWS_PRE, body, len);
+	c->rx_len = len;
+	if (lws_add_http_common_headers(wsi, status, type, (lws_filepos_t) len, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+									 (const unsigned char *) "no-store", 8, &p, end) ||
+		lws_finalize_write_http_header(wsi, start, &p, end))
+		return 1;
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+int
+gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
+{
+	char		body[256];
+	int			n;
+
+	memset(c, 0, sizeof(*c));
+	if (strcmp(uri, "/healthz") == 0)
+		return respond(wsi, c, HTTP_STATUS_OK, "text/plain", "ok\n", 3);
+	if (strcmp(uri, "/readyz") == 0)
+	{
+		bool		ready = gw_ready();
+
+		n = snprintf(body, sizeof(body), "%s\nstarted: %s\nstopping: %s\ndatabase: %s\nlistener: %s\n",
+					 ready ? "ready" : "not ready", gw.started ? "yes" : "no",
+					 gw.stopping ? "yes" : "no",
+					 gw.db != NULL && gw_db_up(gw.db) ? "up" : "down",
+					 gw.listener != NULL && gw_listener_up(gw.listener) ? "up" : "down");
+		return respond(wsi, c, ready ? HTTP_STATUS_OK : HTTP_STATUS_SERVICE_UNAVAILABLE,
+					   "text/plain", body, (size_t) n);
+	}
+	if (strcmp(uri, "/metrics") == 0)
+	{
+		char	   *text;
+		size_t		len;
+		int			r;
+
+		if (!gw_metrics_render(gw.db != NULL && gw_db_up(gw.db), gw_ready(), &text, &len))
+			return 1;
+		r = respond(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4", text, len);
+		free(text);
+		return r;
+	}
+	return respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
+}
+
+int
+gw_http_writeable(struct lws *wsi, gw_conn *c)
+{
+	int			n;
+
+	if (c->rx == NULL)
+		return -1;
+	n = lws_write(wsi, (unsigned char *) c->rx + LWS_PRE, c->rx_len, LWS_WRITE_HTTP_FINAL);
+	free(c->rx);
+	c->rx = NULL;
+	c->rx_len = 0;
+	if (n < 0)
+		return -1;
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+void
+gw_http_closed(gw_conn *c)
+{
+	if (c != NULL)
+	{
+		free(c->rx);
+		c->rx = NULL;
+	}
+}

@@ -1,0 +1,22 @@
+/*
+ * http.h
+ *		/healthz, /readyz and /metrics on the listen port of /gateway (the
+ *		same vhost, HTTP of the gateway protocol's callback).
+ */
+#ifndef BOTHY_GATEWAY_HTTP_H
+#define BOTHY_GATEWAY_HTTP_H
+
+#include <libwebsockets.h>
+
+#include "conn.h"
+
+/* LWS_CALLBACK_HTTP: uri is the path. */
+int			gw_http_request(struct lws *wsi, gw_conn *c, const char *uri);
+
+/* LWS_CALLBACK_HTTP_WRITEABLE: the body. */
+int			gw_http_writeable(struct lws *wsi, gw_conn *c);
+
+/* LWS_CALLBACK_CLOSED_HTTP: frees the body. */
+void		gw_http_closed(gw_conn *c);
+
+#endif							/* BOTHY_GATEWAY_HTTP_H */

@@ -1,0 +1,114 @@
+/*
+ * hub.c
+ *		The node's connection registry (see hub.h).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "conn.h"
+#include "hub.h"
+
+static unsigned
+bucket(const bothy_uuid *u)
+{
+	/* the last bytes of a UUID are random in every version in use */
+	return ((unsigned) u->b[14] << 8 | u->b[15]) & (GW_HUB_BUCKETS - 1);
+}
+
+static lws_dll2_owner_t *
+table(gw_hub *hub, gw_hub_index index)
+{
+	switch (index)
+	{
+		case GW_HUB_SESSION:
+			return hub->sessions;
+		case GW_HUB_PRINCIPAL:
+			return hub->principals;
+		case GW_HUB_DEVICE:
+			return hub->devices;
+	}
+	return NULL;
+}
+
+static const bothy_uuid *
+key_of(const gw_conn *c, gw_hub_index index)
+{
+	switch (index)
+	{
+		case GW_HUB_SESSION:
+			return &c->session;
+		case GW_HUB_PRINCIPAL:
+			return &c->principal;
+		case GW_HUB_DEVICE:
+			return &c->device;
+	}
+	return NULL;
+}
+
+void
+gw_hub_join(gw_hub *hub, gw_conn *c)
+{
+	lws_dll2_add_tail(&c->in_all, &hub->all);
+}
+
+void
+gw_hub_unindex_conn(gw_hub *hub, gw_conn *c)
+{
+	int			i;
+
+	(void) hub;
+	for (i = 0; i < 3; i++)
+		lws_dll2_remove(&c->in_index[i]);
+}
+
+void
+gw_hub_leave(gw_hub *hub, gw_conn *c)
+{
+	lws_dll2_remove(&c->in_all);
+	gw_hub_unindex_conn(hub, c);
+}
+
+void
+gw_hub_index_conn(gw_hub *hub, gw_conn *c)
+{
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		if (i == GW_HUB_DEVICE && c->kind != GW_CONN_PERSON)
+			continue;
+		lws_dll2_add_tail(&c->in_index[i],
+						  &table(hub, (gw_hub_index) i)[bucket(key_of(c, (gw_hub_index) i))]);
+	}
+}
+
+void
+gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
+			gw_hub_visit visit, void *arg)
+{
+	lws_dll2_owner_t *owner = &table(hub, index)[bucket(key)];
+	lws_dll2_t *d,
+			   *next;
+
+	for (d = owner->head; d != NULL; d = next)
+	{
+		gw_conn    *c = (gw_conn *) ((char *) (d - index) - offsetof(gw_conn, in_index));
+
+		next = d->next;
+		if (memcmp(key_of(c, index), key, sizeof(*key)) == 0)
+			visit(c, arg);
+	}
+}
+
+void
+gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg)
+{
+	lws_dll2_t *d,
+			   *next;
+
+	for (d = hub->all.head; d != NULL; d = next)
+	{
+		next = d->next;
+		visit(lws_container_of(d, gw_conn, in_all), arg);
+	}
+}

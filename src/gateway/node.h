@@ -1,0 +1,64 @@
+/*
+ * node.h
+ *		The state of this gateway node: its options and cluster settings,
+ *		its node ID, the loop, the database pool, the listener, the key
+ *		store and the hub.  One per process (the global gw).
+ *
+ * A single global because libwebsockets callbacks carry no pointer of
+ * ours for the vhost-less parts (timers, signals), and the process is one
+ * node by definition.
+ */
+#ifndef BOTHY_GATEWAY_NODE_H
+#define BOTHY_GATEWAY_NODE_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include <libwebsockets.h>
+
+#include "config.h"
+#include "db.h"
+#include "hub.h"
+#include "keystore.h"
+#include "listener.h"
+#include "uuid.h"
+#include "uuidv7.h"
+
+typedef struct gw_node
+{
+	gw_options	opt;			/* command line and environment */
+	gw_cluster	cluster;		/* bothy.settings() */
+	int			backoff_ms;		/* reconnect delay: listen_reconnect_backoff_cap */
+	bothy_uuid	id;				/* fresh UUIDv7 at every start */
+	char		id_text[BOTHY_UUID_STRLEN + 1];
+	bothy_uuidv7_state uuids;	/* session and bind IDs of this process */
+	struct lws_context *context;
+	struct lws_vhost *vhost;
+	gw_db	   *db;
+	gw_listener *listener;
+	bothy_keystore *keys;
+	gw_hub		hub;
+	bool		started;		/* node_start done: /gateway accepts */
+	bool		stopping;		/* SIGTERM seen: refuse new connections */
+	bool		exit_loop;		/* leave lws_service */
+	int			exit_code;
+	volatile sig_atomic_t stop_requested;	/* set by the signal handler */
+	lws_sorted_usec_list_t sul_phase;	/* start and stop steps */
+	lws_sorted_usec_list_t sul_deadline;	/* start or stop deadline */
+} gw_node;
+
+extern gw_node gw;
+
+/* A fresh UUIDv7 from this process's generator (getrandom). */
+void		gw_new_uuid(bothy_uuid *out);
+
+/* Milliseconds and seconds of CLOCK_REALTIME. */
+int64_t		gw_now_ms(void);
+
+/* The key store, refreshed when older than bothy.signing_key_cache_ttl. */
+const bothy_keystore *gw_keys(void);
+
+/* /readyz: started, not stopping, and a query connection open. */
+bool		gw_ready(void);
+
+#endif							/* BOTHY_GATEWAY_NODE_H */

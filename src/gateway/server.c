@@ -1,0 +1,390 @@
+/*
+ * server.c
+ *		`bothy-gateway serve`: the context, the start and the stop.
+ *
+ * Start: open the key store (refuse a loose one), draw the node ID, bind
+ * the port, then on the loop read bothy.settings() (refuse an invalid
+ * configuration, naming the settings), register with bothy.node_start and
+ * start the listener; /gateway accepts upgrades only from then on.  A
+ * database that is not reachable yet is retried until --start-timeout.
+ *
+ * Stop (SIGTERM or SIGINT), in order: refuse new connections, close every
+ * client with 1001, bothy.node_stop (its presence rows go), stop the
+ * listener, exit 0.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "log.h"
+#include "node.h"
+#include "pgconn.h"
+#include "route_gateway.h"
+#include "server.h"
+
+/* Before bothy.settings() is read: the reconnect delay of the pool. */
+#define INITIAL_BACKOFF_MS 1000
+/* A start step that could not reach the database is tried again after this. */
+#define START_RETRY_MS 200
+/* How often the stop checks whether every client has gone. */
+#define STOP_POLL_MS 20
+
+/*
+ * The receive buffer of each WebSocket connection, allocated by lws for
+ * the connection's life: small, because an idle connection should cost
+ * little (the 50,000-connection budget).  A longer message arrives in
+ * pieces and is reassembled (conn.c).
+ */
+#define RX_BUFFER_SIZE 512
+
+static const struct lws_protocols protocols[] = {
+	/* first: HTTP and the WebSocket at /gateway, which names no subprotocol */
+	{"bothy-gateway", gw_conn_callback, sizeof(gw_conn), RX_BUFFER_SIZE, 0, NULL, 0},
+	{GW_PG_PROTOCOL, gw_pgconn_callback, 0, 0, 0, NULL, 0},
+	{NULL, NULL, 0, 0, 0, NULL, 0}
+};
+
+static void start_settings(lws_sorted_usec_list_t *sul);
+static void start_node(lws_sorted_usec_list_t *sul);
+
+static void
+refuse(const char *what, const char *detail)
+{
+	gw_log(GW_LOG_ERROR, what);
+	if (detail != NULL)
+		fprintf(stderr, "bothy-gateway: %s: %s\n", what, detail);
+	else
+		fprintf(stderr, "bothy-gateway: %s\n", what);
+	gw.exit_code = 1;
+	gw.exit_loop = true;
+	lws_cancel_service(gw.context);
+}
+
+static void
+retry_step(sul_cb_t step)
+{
+	lws_sul_schedule(gw.context, 0, &gw.sul_phase, step,
+					 (lws_usec_t) START_RETRY_MS * LWS_US_PER_MS);
+}
+
+/* The database's own message: a constant text of the extension's. */
+static const char *
+db_message(const PGresult *res)
+{
+	const char *m = res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	return m != NULL ? m : "no message";
+}
+
+static void
+settings_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_cluster	c;
+	char		err[256];
+	int			i;
+
+	(void) arg;
+	if (result == GW_DB_TIMEOUT || (result == GW_DB_ERROR && res == NULL))
+	{
+		retry_step(start_settings);
+		return;
+	}
+	if (result == GW_DB_ERROR)
+	{
+		refuse("invalid cluster configuration", db_message(res));
+		return;
+	}
+	gw_cluster_init(&c);
+	for (i = 0; i < PQntuples(res); i++)
+		if (!gw_cluster_apply(&c, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+							  PQgetisnull(res, i, 2) ? NULL : PQgetvalue(res, i, 2),
+							  err, sizeof(err)))
+		{
+			refuse("invalid cluster configuration", err);
+			return;
+		}
+	if (!gw_cluster_check(&c, err, sizeof(err)))
+	{
+		refuse("invalid cluster configuration", err);
+		return;
+	}
+	gw.cluster = c;
+	gw.backoff_ms = (int) c.listen_reconnect_backoff_cap;
+	gw_logf(GW_LOG_INFO, "cluster settings read",
+			"cluster_mode=%s presence_flush_interval_ms=%lld presence_ttl_ms=%lld "
+			"typing_ttl_ms=%lld listen_reconnect_backoff_cap_ms=%lld "
+			"signing_key_cache_ttl_ms=%lld consumer_lease_ms=%lld",
+			c.multi ? "multi" : "single", (long long) c.presence_flush_interval,
+			(long long) c.presence_ttl, (long long) c.typing_ttl,
+			(long long) c.listen_reconnect_backoff_cap, (long long) c.signing_key_cache_ttl,
+			(long long) c.consumer_lease);
+	start_node(NULL);
+}
+
+static void
+start_settings(lws_sorted_usec_list_t *sul)
+{
+	(void) sul;
+	if (gw_db_submit(gw.db, "SELECT name, setting, unit FROM bothy.settings()", 0, NULL,
+				   settings_done, NULL) == NULL)
+		retry_step(start_settings);
+}
+
+static void
+node_started(void *arg, gw_db_result result, const PGresult *res)
+{
+	(void) arg;
+	if (result == GW_DB_TIMEOUT || (result == GW_DB_ERROR && res == NULL))
+	{
+		retry_step(start_node);
+		return;
+	}
+	if (result == GW_DB_ERROR)
+	{
+		refuse("node could not register", db_message(res));
+		return;
+	}
+	lws_sul_cancel(&gw.sul_deadline);
+	gw.started = true;
+	gw_listener_start(gw.listener);
+	gw_log(GW_LOG_INFO, "node started, accepting connections");
+}
+
+static void
+start_node(lws_sorted_usec_list_t *sul)
+{
+	const char *params[1] = {gw.id_text};
+
+	(void) sul;
+	if (gw_db_submit(gw.db, "SELECT bothy.node_start($1::uuid)", 1, params,
+				   node_started, NULL) == NULL)
+		retry_step(start_node);
+}
+
+static void
+start_deadline(lws_sorted_usec_list_t *sul)
+{
+	(void) sul;
+	if (!gw.started)
+		refuse("database not reachable at start", NULL);
+}
+
+/* --- stop -------------------------------------------------------------- */
+
+static void
+finish_stop(int code)
+{
+	lws_sul_cancel(&gw.sul_deadline);
+	lws_sul_cancel(&gw.sul_phase);
+	gw_listener_destroy(gw.listener);
+	gw.listener = NULL;
+	gw_log(GW_LOG_INFO, "listener stopped");
+	gw.exit_code = code;
+	gw.exit_loop = true;
+	lws_cancel_service(gw.context);
+}
+
+static void
+node_stopped(void *arg, gw_db_result result, const PGresult *res)
+{
+	(void) arg;
+	if (result == GW_DB_OK)
+	{
+		gw_logf(GW_LOG_INFO, "node stopped, presence rows deleted", "rows=%s",
+				PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "0");
+		finish_stop(0);
+		return;
+	}
+	gw_log(GW_LOG_ERROR, "node could not unregister; its presence rows age out");
+	finish_stop(1);
+}
+
+static void
+stop_wait_clients(lws_sorted_usec_list_t *sul)
+{
+	const char *params[1] = {gw.id_text};
+
+	(void) sul;
+	if (gw.hub.all.count > 0)
+	{
+		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
+						 (lws_usec_t) STOP_POLL_MS * LWS_US_PER_MS);
+		return;
+	}
+	gw_log(GW_LOG_INFO, "clients closed");
+	if (gw_db_submit(gw.db, "SELECT bothy.node_stop($1::uuid)", 1, params,
+				   node_stopped, NULL) == NULL)
+		node_stopped(NULL, GW_DB_ERROR, NULL);
+}
+
+static void
+stop_deadline(lws_sorted_usec_list_t *sul)
+{
+	(void) sul;
+	gw_log(GW_LOG_ERROR, "stop did not finish within --stop-timeout");
+	finish_stop(1);
+}
+
+static void
+close_going_away(gw_conn *c, void *arg)
+{
+	(void) arg;
+	gw_conn_close(c, GW_CLOSE_GOING_AWAY, "node stopping");
+}
+
+static void
+begin_stop(void)
+{
+	gw.stopping = true;
+	gw_log(GW_LOG_INFO, "stopping: refusing new connections, closing clients");
+	lws_sul_cancel(&gw.sul_phase);
+	lws_sul_cancel(&gw.sul_deadline);
+	if (!gw.started)
+	{
+		finish_stop(0);
+		return;
+	}
+	lws_sul_schedule(gw.context, 0, &gw.sul_deadline, stop_deadline,
+					 (lws_usec_t) gw.opt.stop_timeout_ms * LWS_US_PER_MS);
+	gw_hub_each_conn(&gw.hub, close_going_away, NULL);
+	stop_wait_clients(NULL);
+}
+
+void
+gw_server_wakeup(void)
+{
+	if (gw.stop_requested && !gw.stopping)
+		begin_stop();
+}
+
+static void
+on_signal(int sig)
+{
+	(void) sig;
+	gw.stop_requested = 1;
+	/* writes one byte to the loop's pipe, as ttyd's handler does */
+	if (gw.context != NULL)
+		lws_cancel_service(gw.context);
+}
+
+/* --- serve ------------------------------------------------------------- */
+
+/* The pool is about to go with its calls: no client may cancel one later. */
+static void
+forget_call(gw_conn *c, void *arg)
+{
+	(void) arg;
+	c->call = NULL;
+}
+
+int
+gw_serve(int argc, char **argv)
+{
+	struct lws_context_creation_info info;
+	struct sigaction sa;
+	char		err[256];
+	int			r;
+
+	memset(&gw, 0, sizeof(gw));
+	gw_options_defaults(&gw.opt);
+	r = gw_options_parse(&gw.opt, argc, argv, err, sizeof(err), stdout);
+	if (r == 1)
+		return 0;
+	if (r < 0)
+	{
+		fprintf(stderr, "bothy-gateway serve: %s\n%s", err, gw_serve_usage);
+		return 2;
+	}
+	gw_log_set_level(gw.opt.log_level);
+	gw_log_hook_lws();
+
+	gw.keys = bothy_keystore_open(gw.opt.keys, err, sizeof(err));
+	if (gw.keys == NULL)
+	{
+		gw_log(GW_LOG_ERROR, "key store refused");
+		fprintf(stderr, "bothy-gateway: key store refused: %s\n", err);
+		return 1;
+	}
+	/* until bothy.settings() is read: the shortest cache, never stale keys */
+	gw.cluster.signing_key_cache_ttl = 1000;
+	gw.backoff_ms = INITIAL_BACKOFF_MS;
+	gw_new_uuid(&gw.id);
+	bothy_uuid_format(&gw.id, gw.id_text);
+
+	/* the configuration, with no secret: not the conninfo, not an address */
+	gw_logf(GW_LOG_INFO, "starting",
+			"listen_port=%d database=set keys=set db_pool=%d db_timeout_ms=%d "
+			"identify_timeout_ms=%d heartbeat_ms=%d max_message=%d send_queue=%d send_timeout_ms=%d "
+			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d",
+			gw.opt.listen_port, gw.opt.db_pool, gw.opt.db_timeout_ms,
+			gw.opt.identify_timeout_ms, gw.opt.heartbeat_ms, gw.opt.max_message,
+			gw.opt.send_queue, gw.opt.send_timeout_ms, gw.opt.start_timeout_ms,
+			gw.opt.stop_timeout_ms, gw.opt.max_connections);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	memset(&info, 0, sizeof(info));
+	info.port = gw.opt.listen_port;
+	info.iface = gw.opt.listen_host[0] != '\0' ? gw.opt.listen_host : NULL;
+	info.protocols = protocols;
+	info.gid = -1;
+	info.uid = -1;
+	/* invalid UTF-8 in a text frame is refused by lws itself (1007) */
+	info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+	info.timeout_secs = 10;
+	gw.context = lws_create_context(&info);
+	if (gw.context == NULL)
+	{
+		gw_log(GW_LOG_ERROR, "could not listen");
+		fprintf(stderr, "bothy-gateway: could not listen on --listen\n");
+		bothy_keystore_close(gw.keys);
+		return 1;
+	}
+	gw.vhost = lws_get_vhost_by_name(gw.context, "default");
+	gw.db = gw_db_create(gw.context, gw.vhost, gw.opt.database, gw.opt.db_pool,
+						 gw.opt.db_timeout_ms, &gw.backoff_ms);
+	gw.listener = gw_listener_create(gw.context, gw.vhost, gw.opt.database, &gw.backoff_ms,
+									 gw.opt.db_timeout_ms);
+	if (gw.vhost == NULL || gw.db == NULL || gw.listener == NULL ||
+		!gw_listener_add_route(gw.listener, &gw_route_gateway))
+	{
+		gw_log(GW_LOG_ERROR, "out of memory at start");
+		gw.exit_code = 1;
+		gw.exit_loop = true;
+	}
+	else
+	{
+		lws_sul_schedule(gw.context, 0, &gw.sul_deadline, start_deadline,
+						 (lws_usec_t) gw.opt.start_timeout_ms * LWS_US_PER_MS);
+		gw_conn_sweep_start();
+		start_settings(NULL);
+	}
+
+	while (!gw.exit_loop)
+	{
+		if (gw.stop_requested && !gw.stopping)
+			begin_stop();
+		if (lws_service(gw.context, 0) < 0)
+			break;
+	}
+
+	gw_conn_sweep_stop();
+	/* the pool and listener first: their sockets are wsis of the context */
+	gw_listener_destroy(gw.listener);
+	gw.listener = NULL;
+	gw_hub_each_conn(&gw.hub, forget_call, NULL);
+	gw_db_destroy(gw.db);
+	gw.db = NULL;
+	lws_context_destroy(gw.context);
+	gw.context = NULL;
+	bothy_keystore_close(gw.keys);
+	gw_logf(GW_LOG_INFO, "exit", "status=%d", gw.exit_code);
+	return gw.exit_code;
+}

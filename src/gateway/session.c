@@ -1,0 +1,514 @@
+/*
+ * session.c
+ *		Client protocol v1 on one connection (docs/protocol.md).
+ *
+ * Order of checks for a message: parse strictly (4002), then the state
+ * (only identify or resume before ready, neither after: 4002), then the
+ * kind (person ops from agents and the reverse: 4002).  A token is
+ * verified before any database call, so a refused token (4001) costs the
+ * database nothing.  A database call that fails or times out answers
+ * {"op":"error"} and leaves the connection open: an outage never closes a
+ * client by itself.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "node.h"
+#include "fence.h"
+#include "session.h"
+#include "token.h"
+
+/* Large enough for ready with a resume token of BOTHY_TOKEN_MAX. */
+#define OUT_MAX (BOTHY_TOKEN_MAX + 512)
+
+static void start_save(gw_conn *c, int64_t acked, gw_op op);
+
+/*
+ * The quiet deadline: before ready, identify or resume must arrive within
+ * --identify-timeout; after ready, some message (a heartbeat at least)
+ * within twice the heartbeat_ms announced in ready, so one late heartbeat
+ * is forgiven and a vanished client is closed.  While a database call of
+ * identify runs there is none: the call's own timeout ends that wait.
+ */
+static void
+arm_identify_deadline(gw_conn *c)
+{
+	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
+}
+
+static void
+arm_heartbeat_deadline(gw_conn *c)
+{
+	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw.opt.heartbeat_ms;
+}
+
+static void
+quiet(gw_conn *c)
+{
+	c->quiet_until = 0;
+	if (c->state == GW_CS_NEW)
+		gw_conn_close(c, GW_CLOSE_MALFORMED, "no identify in time");
+	else if (c->state == GW_CS_READY)
+	{
+		gw_stats.heartbeats_missed++;
+		gw_log(GW_LOG_INFO, "client closed: no heartbeat in time");
+		gw_conn_close(c, GW_CLOSE_SILENT, "no heartbeat in time");
+	}
+}
+
+void
+gw_session_save_now(gw_conn *c)
+{
+	start_save(c, c->acked, GW_OP_NONE);
+}
+
+void
+gw_session_tick(gw_conn *c, int64_t now)
+{
+	if (c->state == GW_CS_READY && c->kind == GW_CONN_AGENT && now >= c->renew_at)
+		start_save(c, c->acked, GW_OP_NONE);
+	if (c->quiet_until != 0 && now >= c->quiet_until)
+		quiet(c);
+}
+
+void
+gw_session_opened(gw_conn *c)
+{
+	arm_identify_deadline(c);
+}
+
+void
+gw_session_closed(gw_conn *c)
+{
+	c->quiet_until = 0;
+	if (c->call != NULL)
+	{
+		gw_db_cancel(c->call);
+		c->call = NULL;
+	}
+}
+
+static void
+send_error(gw_conn *c, gw_op op, gw_db_result result)
+{
+	char		out[128];
+	int			n = gw_encode_error(out, sizeof(out), op,
+									result == GW_DB_TIMEOUT ? "timeout" : "unavailable");
+
+	if (n > 0)
+		gw_conn_send(c, out, (size_t) n);
+}
+
+static void
+send_rejected(gw_conn *c, gw_op op)
+{
+	char		out[128];
+	int			n = gw_encode_error(out, sizeof(out), op, "rejected");
+
+	if (n > 0)
+		gw_conn_send(c, out, (size_t) n);
+}
+
+/* The SQLSTATE of a database error: class 22 is the caller's bad argument. */
+static bool
+is_argument_error(const PGresult *res)
+{
+	const char *state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	return state != NULL && strncmp(state, "22", 2) == 0;
+}
+
+/* ready, after device_bind or consumer_take answered. */
+static void
+send_ready(gw_conn *c)
+{
+	bothy_token who;
+	char		resume[BOTHY_TOKEN_MAX + 1];
+	char		out[OUT_MAX];
+	bool		agent = c->kind == GW_CONN_AGENT;
+	int			n;
+
+	/* the identity the session was bound for, as a verified token holds it */
+	memset(&who, 0, sizeof(who));
+	who.kind = agent ? BOTHY_TOKEN_AGENT : BOTHY_TOKEN_PERSON_DEVICE;
+	if (agent)
+		who.agent = c->principal;
+	else
+	{
+		who.person = c->principal;
+		who.device = c->device;
+	}
+	if (!bothy_token_mint_resume(gw_keys(), &who, &c->session, gw_now_ms() / 1000,
+								 resume, sizeof(resume)))
+	{
+		gw_log(GW_LOG_ERROR, "resume token could not be signed");
+		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
+		return;
+	}
+	n = gw_encode_ready(out, sizeof(out), &c->session, &c->bind, resume, &gw.id,
+						gw.opt.heartbeat_ms, agent, c->acked);
+	if (n < 0)
+	{
+		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
+		return;
+	}
+	arm_heartbeat_deadline(c);
+	gw_stats.connections[c->counted]--;
+	c->counted = c->kind;
+	gw_stats.connections[c->counted]++;
+	c->state = GW_CS_READY;
+	gw_conn_send(c, out, (size_t) n);
+}
+
+static void
+identify_failed(gw_conn *c)
+{
+	gw_hub_unindex_conn(&gw.hub, c);
+	c->state = GW_CS_NEW;
+	c->kind = GW_CONN_UNIDENTIFIED;
+	arm_identify_deadline(c);
+}
+
+/* device_bind answered bind: ready, unless a newer binding is known (4017). */
+static void
+person_bound(gw_conn *c, const bothy_uuid *bind)
+{
+	bool		newest = bothy_uuid_compare(bind, &c->bind) > 0;
+
+	c->bind = *bind;
+	if (!newest || !gw_fence_device(&c->device, &c->session, bind, c))
+	{
+		gw_conn_close(c, GW_CLOSE_TAKEN, "device taken elsewhere");
+		return;
+	}
+	send_ready(c);
+}
+
+static void
+arm_renewal(gw_conn *c)
+{
+	c->renew_at = gw_mono_ms() + gw.cluster.consumer_lease / 3;
+}
+
+/* consumer_take answered: this session holds the agent's stream. */
+static void
+agent_taken(gw_conn *c, int64_t acked)
+{
+	c->acked = acked;
+	/* an agent's binding of its session to this connection */
+	gw_new_uuid(&c->bind);
+	send_ready(c);
+	if (c->state != GW_CS_READY)
+		return;
+	arm_renewal(c);
+	gw_fence_consumer(&c->principal, &c->session, c);
+	if (c->save_at_ready)
+	{
+		/* taken by another while this take ran: which is newer, the save says */
+		c->save_at_ready = false;
+		start_save(c, c->acked, GW_OP_NONE);
+	}
+}
+
+static void
+identify_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_conn    *c = arg;
+
+	c->call = NULL;
+	if (c->state != GW_CS_IDENTIFYING)
+		return;
+	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+	{
+		const char *v = PQgetvalue(res, 0, 0);
+
+		if (c->kind == GW_CONN_PERSON)
+		{
+			bothy_uuid	bind;
+
+			if (bothy_uuid_parse(v, strlen(v), &bind))
+			{
+				person_bound(c, &bind);
+				return;
+			}
+		}
+		else
+		{
+			long		acked;
+
+			if (gw_parse_int(v, 0, LONG_MAX, &acked))
+			{
+				agent_taken(c, acked);
+				return;
+			}
+		}
+		gw_log(GW_LOG_ERROR, "database answer not understood");
+		result = GW_DB_ERROR;
+	}
+	/* back to waiting for identify: the client may try again */
+	identify_failed(c);
+	if (result == GW_DB_ERROR && is_argument_error(res))
+		send_rejected(c, c->call_op);
+	else
+		send_error(c, c->call_op, result);
+}
+
+static const char sql_device_bind[] =
+"SELECT bothy.device_bind($1::uuid, $2::uuid, $3::uuid, $4::uuid)";
+static const char sql_consumer_take[] =
+"SELECT bothy.consumer_take($1::uuid, $2::uuid, $3::uuid, 'connection', NULL, NULL)";
+static const char sql_consumer_save[] =
+"SELECT bothy.consumer_save($1::uuid, $2::uuid, $3::bigint)";
+
+/* identify or resume with a verified token. */
+static void
+bind_session(gw_conn *c, gw_op op, const bothy_token *t)
+{
+	char		node[BOTHY_UUID_STRLEN + 1],
+				session[BOTHY_UUID_STRLEN + 1],
+				a[BOTHY_UUID_STRLEN + 1],
+				b[BOTHY_UUID_STRLEN + 1];
+	const char *params[4];
+	bool		agent = t->kind == BOTHY_TOKEN_AGENT || (t->kind == BOTHY_TOKEN_RESUME && t->is_agent);
+
+	if (t->kind == BOTHY_TOKEN_RESUME)
+	{
+		c->session = t->session;
+		c->resumed = true;
+	}
+	else
+		gw_new_uuid(&c->session);
+	bothy_uuid_format(&gw.id, node);
+	bothy_uuid_format(&c->session, session);
+	c->call_op = op;
+	c->state = GW_CS_IDENTIFYING;
+	c->quiet_until = 0;
+	if (agent)
+	{
+		c->kind = GW_CONN_AGENT;
+		c->principal = t->agent;
+		bothy_uuid_format(&t->agent, a);
+		params[0] = a;
+		params[1] = node;
+		params[2] = session;
+		c->save_at_ready = false;
+		gw_hub_index_conn(&gw.hub, c);
+		c->call = gw_db_submit(gw.db, sql_consumer_take, 3, params, identify_done, c);
+	}
+	else
+	{
+		c->kind = GW_CONN_PERSON;
+		c->principal = t->person;
+		c->device = t->device;
+		memset(&c->bind, 0, sizeof(c->bind));	/* no other binding seen yet */
+		bothy_uuid_format(&t->person, a);
+		bothy_uuid_format(&t->device, b);
+		params[0] = node;
+		params[1] = session;
+		params[2] = a;
+		params[3] = b;
+		gw_hub_index_conn(&gw.hub, c);
+		c->call = gw_db_submit(gw.db, sql_device_bind, 4, params, identify_done, c);
+	}
+	if (c->call == NULL)
+	{
+		identify_failed(c);
+		send_error(c, op, GW_DB_ERROR);
+	}
+}
+
+static void
+on_identify(gw_conn *c, const gw_msg *m)
+{
+	unsigned	accept = m->op == GW_OP_IDENTIFY
+		? (1u << BOTHY_TOKEN_PERSON_DEVICE) | (1u << BOTHY_TOKEN_AGENT)
+		: (1u << BOTHY_TOKEN_RESUME);
+	bothy_token t;
+	bothy_token_result r;
+
+	r = bothy_token_verify(gw_keys(), m->token, m->token_len, gw_now_ms() / 1000, accept, &t);
+	if (r != BOTHY_TOKEN_OK)
+	{
+		gw_stats.tokens_refused++;
+		gw_logf(GW_LOG_INFO, "token refused", "reason=%s", bothy_token_result_name(r));
+		gw_conn_close(c, GW_CLOSE_TOKEN, "token refused");
+		return;
+	}
+	bind_session(c, m->op, &t);
+}
+
+static void
+save_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_conn    *c = arg;
+
+	c->call = NULL;
+	if (c->state != GW_CS_READY)
+		return;
+	if (result == GW_DB_OK && PQntuples(res) == 1)
+	{
+		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+		{
+			/* the session no longer holds the agent's stream (D-M7-17-4) */
+			gw_conn_close(c, GW_CLOSE_FENCED, "consumer fenced");
+			return;
+		}
+	}
+	else if (c->call_op != GW_OP_ACK)
+		gw_log(GW_LOG_WARN, "consumer lease not renewed, retrying");
+	else if (result == GW_DB_ERROR && is_argument_error(res))
+		send_rejected(c, GW_OP_ACK);
+	else
+		send_error(c, GW_OP_ACK, result);
+	if (c->ack_pending)
+	{
+		c->ack_pending = false;
+		start_save(c, c->ack_next, GW_OP_ACK);
+	}
+}
+
+/*
+ * The guarded save of the held acknowledgement, which also renews the
+ * lease; op is GW_OP_ACK for a client's ack (a failure is answered with an
+ * error) and GW_OP_NONE for the node's own renewals and fencing checks.
+ */
+static void
+start_save(gw_conn *c, int64_t acked, gw_op op)
+{
+	char		agent[BOTHY_UUID_STRLEN + 1],
+				session[BOTHY_UUID_STRLEN + 1],
+				n[24];
+	const char *params[3] = {agent, session, n};
+
+	if (c->call != NULL)
+	{
+		/* one save at a time: the newest waiting ack replaces older ones */
+		c->ack_pending = true;
+		if (acked > c->ack_next)
+			c->ack_next = acked;
+		return;
+	}
+	bothy_uuid_format(&c->principal, agent);
+	bothy_uuid_format(&c->session, session);
+	snprintf(n, sizeof(n), "%lld", (long long) acked);
+	if (acked > c->acked)
+		c->acked = acked;
+	arm_renewal(c);
+	c->call_op = op;
+	c->call = gw_db_submit(gw.db, sql_consumer_save, 3, params, save_done, c);
+	if (c->call == NULL && op == GW_OP_ACK)
+		send_error(c, op, GW_DB_ERROR);
+}
+
+static void
+on_autocomplete(gw_conn *c, const gw_msg *m)
+{
+	char		out[GW_REF_MAX * 6 + 128];
+	int			n;
+
+	/*
+	 * D-M7-17-5: without a connection of the agent on this node the request
+	 * ends at once with an empty result.  Forwarding to a local agent
+	 * consumer arrives with the agent events (issue 5); until then every
+	 * request ends this way.
+	 */
+	n = gw_encode_autocomplete_result(out, sizeof(out), m->ref);
+	if (n < 0)
+	{
+		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
+		return;
+	}
+	gw_conn_send(c, out, (size_t) n);
+}
+
+void
+gw_session_message(gw_conn *c, const char *msg, size_t len)
+{
+	gw_msg	   *m;
+	gw_parse_status st;
+	char		out[64];
+	int			n;
+
+	if (c->state == GW_CS_CLOSING)
+		return;
+	/* about 2.2 kB: off the stack of a callback deep inside lws */
+	m = malloc(sizeof(*m));
+	if (m == NULL)
+	{
+		gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");
+		return;
+	}
+	st = gw_protocol_parse(msg, len, m);
+	if (st != GW_PARSE_OK)
+	{
+		gw_logf(GW_LOG_INFO, "client closed: malformed message", "reason=%s",
+				gw_parse_status_code(st));
+		gw_conn_close(c, GW_CLOSE_MALFORMED, "malformed message");
+		free(m);
+		return;
+	}
+	if (m->op == GW_OP_IDENTIFY || m->op == GW_OP_RESUME)
+	{
+		if (c->state != GW_CS_NEW)
+		{
+			gw_log(GW_LOG_INFO, "client closed: identify twice");
+			gw_conn_close(c, GW_CLOSE_MALFORMED, "identify twice");
+		}
+		else
+			on_identify(c, m);
+		free(m);
+		return;
+	}
+	if (c->state != GW_CS_READY)
+	{
+		gw_log(GW_LOG_INFO, "client closed: op before ready");
+		gw_conn_close(c, GW_CLOSE_MALFORMED, "identify first");
+		free(m);
+		return;
+	}
+	arm_heartbeat_deadline(c);
+	switch (m->op)
+	{
+		case GW_OP_HEARTBEAT:
+			n = gw_encode_heartbeat_ack(out, sizeof(out));
+			if (n > 0)
+				gw_conn_send(c, out, (size_t) n);
+			break;
+		case GW_OP_FOCUS:
+		case GW_OP_IDLE:
+		case GW_OP_TYPING:
+		case GW_OP_AUTOCOMPLETE:
+			if (c->kind != GW_CONN_PERSON)
+			{
+				gw_conn_close(c, GW_CLOSE_MALFORMED, "op is for persons");
+				break;
+			}
+			if (m->op == GW_OP_FOCUS)
+			{
+				c->has_focus = m->has_thread;
+				c->focus = m->thread;
+			}
+			else if (m->op == GW_OP_IDLE)
+				c->idle = m->idle;
+			else if (m->op == GW_OP_AUTOCOMPLETE)
+				on_autocomplete(c, m);
+			/* typing: delivered by the cross-node hub of issue 5 */
+			break;
+		case GW_OP_ACK:
+			if (c->kind != GW_CONN_AGENT)
+			{
+				gw_conn_close(c, GW_CLOSE_MALFORMED, "op is for agents");
+				break;
+			}
+			start_save(c, m->event, GW_OP_ACK);
+			break;
+		case GW_OP_IDENTIFY:
+		case GW_OP_RESUME:
+		case GW_OP_NONE:
+			break;
+	}
+	free(m);
+}

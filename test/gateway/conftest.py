@@ -1,0 +1,238 @@
+"""Fixtures of the gateway tests: one temporary PostgreSQL (multi mode, via
+test/lib/pg-temp), one shared key store, real bothy-gateway processes from
+the binary in BOTHY_GATEWAY, and real WebSocket clients (python3-websockets).
+
+Every wait is bounded polling; a failed run leaves the gateways' logs and the
+server's log under BOTHY_TEST_WORK.
+"""
+import asyncio
+import base64
+import ctypes
+import ctypes.util
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import websockets
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("BOTHY_ROOT", os.path.abspath(os.path.join(HERE, "..", "..")))
+GATEWAY = os.environ.get("BOTHY_GATEWAY", os.path.join(ROOT, "src", "gateway", "bothy-gateway"))
+WORK = os.environ.get("BOTHY_TEST_WORK") or tempfile.mkdtemp(prefix="bothy-gateway-")
+
+# The process suite's Instance and poll_until, loaded under another name
+# (both files are called conftest.py).
+_spec = importlib.util.spec_from_file_location(
+    "bothy_process_conftest", os.path.join(ROOT, "test", "process", "conftest.py"))
+_process = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_process)
+Instance = _process.Instance
+poll_until = _process.poll_until
+new_id = _process.new_id
+
+# Short enough for the tests: a key rotation is seen within 1 s, a lost
+# connection is retried every 200 ms.
+PG_CONF = [
+    "bothy.cluster_mode = 'multi'",
+    "bothy.signing_key_cache_ttl = '1s'",
+    "bothy.listen_reconnect_backoff_cap = '200ms'",
+    "bothy.consumer_lease = '3s'",
+]
+
+# The options every test gateway runs with (docs/gateway.md).
+GATEWAY_OPTS = ["--db-timeout", "1000", "--identify-timeout", "1500", "--max-message", "2048",
+                "--send-queue", "4096", "--send-timeout", "1000", "--stop-timeout", "5000", "--start-timeout", "10000"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+class KeyStore:
+    def __init__(self):
+        self.dir = os.path.join(tempfile.mkdtemp(prefix="keys-", dir=WORK), "keys")
+        self.rotate()
+
+    def cli(self, *args, check=True):
+        return subprocess.run([GATEWAY, *args, "--keys", self.dir], check=check,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def rotate(self):
+        return self.cli("keys", "rotate").stdout.strip()
+
+    def person(self, person=None, device=None):
+        return self.cli("token", "person", "--person", person or new_id(),
+                        "--device", device or new_id()).stdout.strip()
+
+    def agent(self, agent=None):
+        return self.cli("token", "agent", "--agent", agent or new_id()).stdout.strip()
+
+    def newest_key(self):
+        names = sorted(n[:-4] for n in os.listdir(self.dir) if n.endswith(".key"))
+        return names[-1]
+
+    def forge(self, payload):
+        """A token signed by the newest key of the store, with any payload
+        (the test's own signer: the CLI refuses to mint an expired token).
+        Ed25519 from the gateway's own libsodium, through ctypes."""
+        kid = self.newest_key()
+        with open(os.path.join(self.dir, kid + ".key")) as f:
+            seed = b64d(f.read().split()[1])
+        signed = "bothy1.%s.%s" % (kid, b64e(json.dumps(payload, separators=(",", ":")).encode()))
+        return signed + "." + b64e(ed25519_sign(seed, signed.encode()))
+
+
+def ed25519_sign(seed, message):
+    sodium = ctypes.CDLL(ctypes.util.find_library("sodium") or "libsodium.so.23")
+    assert sodium.sodium_init() >= 0
+    pk, sk = ctypes.create_string_buffer(32), ctypes.create_string_buffer(64)
+    assert sodium.crypto_sign_seed_keypair(pk, sk, seed) == 0
+    sig = ctypes.create_string_buffer(64)
+    assert sodium.crypto_sign_detached(sig, None, message, ctypes.c_ulonglong(len(message)), sk) == 0
+    return sig.raw
+
+
+def b64e(data):
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def b64d(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Gateway:
+    """One bothy-gateway serve process."""
+
+    def __init__(self, name, pg, keys, extra=()):
+        self.name = name
+        self.port = free_port()
+        self.url = "ws://127.0.0.1:%d/gateway" % self.port
+        self.logpath = os.path.join(WORK, "%s-%d.log" % (name, self.port))
+        self.conninfo = "host=%s port=%s dbname=bothy_test user=postgres" % (
+            pg.dir, os.environ.get("BOTHY_TEST_PGPORT", "54329"))
+        self.args = [GATEWAY, "serve", "--listen", "127.0.0.1:%d" % self.port,
+                     "--database", self.conninfo, "--keys", keys.dir, *GATEWAY_OPTS, *extra]
+        self.proc = None
+
+    def start(self, wait=True):
+        self.logfile = open(self.logpath, "a")
+        self.proc = subprocess.Popen(self.args, stdout=self.logfile, stderr=self.logfile)
+        if wait:
+            poll_until(lambda: self.http("/readyz")[0] == 200, timeout=15, what=self.name + " ready")
+        return self
+
+    @property
+    def log(self):
+        with open(self.logpath) as f:
+            return f.read()
+
+    def http(self, path):
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.port, path), timeout=2) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+        except (urllib.error.URLError, ConnectionError, socket.timeout):
+            if self.proc.poll() is not None:
+                raise AssertionError("%s exited with %s" % (self.name, self.proc.returncode))
+            return None, ""
+
+    def metrics(self):
+        status, text = self.http("/metrics")
+        assert status == 200
+        values = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                values[name] = float(value)
+        return values
+
+    def metric(self, name):
+        return self.metrics().get(name, 0.0)
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+    def stop(self, timeout=10):
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.logfile.close()
+
+
+@pytest.fixture(scope="session")
+def pg():
+    inst = Instance("gateway-pg", PG_CONF)
+    inst.start()
+    yield inst
+    inst.close()
+
+
+@pytest.fixture(scope="session")
+def keys():
+    return KeyStore()
+
+
+@pytest.fixture
+def gateways(pg, keys):
+    """gateways(n, extra=()) starts n nodes; all are stopped after the test."""
+    started = []
+
+    def make(n=1, extra=()):
+        nodes = [Gateway("node%d" % (len(started) + i), pg, keys, extra).start() for i in range(n)]
+        started.extend(nodes)
+        return nodes if n > 1 else nodes[0]
+    yield make
+    for node in started:
+        node.stop()
+
+
+@pytest.fixture
+def node(gateways):
+    return gateways(1)
+
+
+async def identify(url, token, op="identify"):
+    """Connects, sends identify (or resume) and returns (ws, ready)."""
+    ws = await websockets.connect(url, max_size=None)
+    await ws.send(json.dumps({"op": op, "token": token}))
+    reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+    return ws, reply
+
+
+async def closed_with(ws, timeout=5):
+    """The close code the server sent (every message before it is skipped)."""
+    try:
+        while True:
+            await asyncio.wait_for(ws.recv(), timeout)
+    except websockets.ConnectionClosed as e:
+        return e.code
+
+
+async def heartbeat(ws):
+    await ws.send('{"op":"heartbeat"}')
+    return json.loads(await asyncio.wait_for(ws.recv(), 5))

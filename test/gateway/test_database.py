@@ -1,0 +1,156 @@
+"""The gateway and its database: the shared listener's loss and reconnect,
+the signal route's counting, a PostgreSQL restart under live connections and
+a database that is down."""
+import asyncio
+import json
+import time
+
+import websockets
+
+from conftest import closed_with, heartbeat, identify, new_id, poll_until, run
+
+FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
+
+
+def publish_typing(pg, node_id):
+    pg.query("SELECT bothy.publish('gateway.typing', jsonb_build_object("
+             "'node', %s::text, 'thread', gen_random_uuid(), 'principal', gen_random_uuid()))", node_id)
+
+
+def node_id_of(node, keys):
+    async def go():
+        ws, ready = await identify(node.url, keys.person())
+        await ws.close()
+        return ready["node"]
+    return run(go())
+
+
+def test_listener_loss_one_record_reconnect_and_signals(gateways, keys, pg):
+    node = gateways(1)
+    own = node_id_of(node, keys)
+    typing = 'bothy_gateway_signals_received_total{kind="gateway.typing"}'
+    poll_until(lambda: node.metric("bothy_gateway_listener_up") == 1, timeout=5, what="listening")
+    # the identify's own gateway.device signal comes back, and is ignored
+    poll_until(lambda: node.metric("bothy_gateway_signals_own_total") == 1, timeout=5,
+               what="own device signal")
+
+    killed = pg.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                      "WHERE application_name = 'bothy-ephemeral'")[0][0]
+    assert killed >= 1
+    poll_until(lambda: node.metric("bothy_gateway_listener_reconnects_total") == 1, timeout=5,
+               what="listener reconnected")
+    assert node.metric("bothy_gateway_listener_losses_total") == 1
+    assert node.metric("bothy_gateway_route_reconciles_total") == 1
+    assert node.log.count("listener connection lost") == 1
+    assert node.log.count("listener connection restored") == 1
+    assert node.http("/readyz")[0] == 200
+
+    # a signal published after the reconnect is heard
+    publish_typing(pg, FOREIGN_NODE)
+    poll_until(lambda: node.metric(typing) == 1, timeout=5, what="signal received")
+    # its own signal is ignored, and counted as such
+    publish_typing(pg, own)
+    poll_until(lambda: node.metric("bothy_gateway_signals_own_total") == 2, timeout=5, what="own signal")
+    # a malformed payload is dropped with its reason; another producer's kind is ignored
+    pg.query("SELECT pg_notify('ephemeral', '{\"kind\":\"gateway.typing\"}')")
+    pg.query("SELECT pg_notify('ephemeral', '{\"kind\":\"other.thing\"}')")
+    poll_until(lambda: node.metric('bothy_gateway_signals_dropped_total{reason="missing_member"}') == 1,
+               timeout=5, what="malformed signal dropped")
+    poll_until(lambda: node.metric("bothy_gateway_signals_ignored_total") == 1, timeout=5,
+               what="foreign kind ignored")
+    assert node.metric(typing) == 1
+    assert "signal dropped as malformed" in node.log
+
+
+def test_postgres_restart_under_live_connections(gateways, keys, pg):
+    a, b = gateways(2)
+
+    async def phase():
+        clients = []
+        for n in (a, b):
+            ws, ready = await identify(n.url, keys.person())
+            assert ready["op"] == "ready"
+            clients.append(ws)
+        pg.stop()
+        try:
+            poll_until(lambda: a.http("/readyz")[0] == 503, timeout=10, what="A not ready")
+            # the clients stay connected while the database is away
+            for ws in clients:
+                assert await heartbeat(ws) == {"op": "heartbeat_ack"}
+        finally:
+            pg.restart()
+        for n in (a, b):
+            poll_until(lambda: n.http("/readyz")[0] == 200, timeout=15, what="ready again")
+            poll_until(lambda: n.metric("bothy_gateway_listener_reconnects_total") >= 1, timeout=10,
+                       what="listener back")
+        for ws in clients:
+            assert await heartbeat(ws) == {"op": "heartbeat_ack"}
+            await ws.close()
+        # and the node serves new sessions
+        for n in (a, b):
+            ws, ready = await identify(n.url, keys.agent())
+            assert ready["op"] == "ready"
+            await ws.close()
+    run(phase())
+    for n in (a, b):
+        assert n.metric('bothy_gateway_closes_total{code="1006"}') == 0
+        assert n.log.count("listener connection lost") == 1
+        assert n.log.count("database connection lost") == 1
+
+
+def test_database_down_call_times_out_and_connection_stays(gateways, keys, pg):
+    node = gateways(1, extra=["--identify-timeout", "60000"])   # --db-timeout 1000
+
+    async def phase():
+        agent, ready = await identify(node.url, keys.agent())
+        assert ready["op"] == "ready"
+        waiting = await websockets.connect(node.url)
+        token = keys.person()
+        pg.stop()
+        try:
+            poll_until(lambda: node.http("/readyz")[0] == 503, timeout=10, what="not ready")
+            await waiting.send(json.dumps({"op": "identify", "token": token}))
+            start = time.monotonic()
+            error = json.loads(await asyncio.wait_for(waiting.recv(), 5))
+            elapsed = time.monotonic() - start
+            assert error == {"op": "error", "request": "identify", "code": "timeout"}
+            assert 0.5 < elapsed < 3.0
+            await agent.send('{"op":"ack","event":0}')
+            error = json.loads(await asyncio.wait_for(agent.recv(), 5))
+            assert error == {"op": "error", "request": "ack", "code": "timeout"}
+            # both connections are still open
+            assert await heartbeat(agent) == {"op": "heartbeat_ack"}
+        finally:
+            pg.restart()
+        poll_until(lambda: node.http("/readyz")[0] == 200, timeout=15, what="ready again")
+        # the connection that waited identifies now
+        await waiting.send(json.dumps({"op": "identify", "token": token}))
+        ready = json.loads(await asyncio.wait_for(waiting.recv(), 5))
+        assert ready["op"] == "ready"
+        await agent.send('{"op":"ack","event":0}')
+        assert await heartbeat(agent) == {"op": "heartbeat_ack"}   # the ack needs no answer
+        await waiting.close()
+        await agent.close()
+    run(phase())
+    assert node.log.count("database call timed out") == 2
+    assert node.metric('bothy_gateway_db_calls_total{result="timeout"}') == 2
+
+
+def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys):
+    a, b = gateways(2)
+    agent = new_id()
+
+    async def go():
+        first, ready = await identify(a.url, keys.agent(agent))
+        assert ready["op"] == "ready"
+        second, ready = await identify(b.url, keys.agent(agent))   # takes the stream over
+        assert ready["op"] == "ready"
+        await first.send('{"op":"ack","event":0}')
+        code = await closed_with(first)
+        await second.send('{"op":"ack","event":0}')
+        still = await heartbeat(second)
+        await second.close()
+        return code, still
+    code, still = run(go())
+    assert code == 4015
+    assert still == {"op": "heartbeat_ack"}
