@@ -6,9 +6,8 @@
 #   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
 
 GATEWAY_CC      ?= cc
-GATEWAY_SRCS     = $(addprefix src/gateway/, main.c server.c node.c config.c log.c \
-                     metrics.c sendq.c protocol.c pgconn.c db.c listener.c \
-                     route_gateway.c hub.c conn.c session.c fence.c http.c)
+# Every C file of src/gateway/ but the crypto ones (crypto.mk lists those).
+GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c))
 GATEWAY_HDRS     = $(wildcard src/gateway/*.h src/common/*.h)
 GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)

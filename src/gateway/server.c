@@ -21,6 +21,7 @@
 #include "log.h"
 #include "node.h"
 #include "pgconn.h"
+#include "presence.h"
 #include "route_gateway.h"
 #include "server.h"
 
@@ -149,6 +150,7 @@ node_started(void *arg, gw_db_result result, const PGresult *res)
 	lws_sul_cancel(&gw.sul_deadline);
 	gw.started = true;
 	gw_listener_start(gw.listener);
+	gw_presence_start();
 	gw_log(GW_LOG_INFO, "node started, accepting connections");
 }
 
@@ -207,7 +209,8 @@ stop_wait_clients(lws_sorted_usec_list_t *sul)
 	const char *params[1] = {gw.id_text};
 
 	(void) sul;
-	if (gw.hub.all.count > 0)
+	/* node_stop deletes the rows: no flush may write them again after it */
+	if (gw.hub.all.count > 0 || !gw_presence_stop())
 	{
 		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
 						 (lws_usec_t) STOP_POLL_MS * LWS_US_PER_MS);

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fence.h"
 #include "log.h"
 #include "node.h"
-#include "fence.h"
+#include "presence.h"
 #include "session.h"
 #include "token.h"
 
@@ -84,6 +85,9 @@ void
 gw_session_closed(gw_conn *c)
 {
 	c->quiet_until = 0;
+	/* counted as a person once ready: its presence row goes at the next flush */
+	if (c->counted == GW_CONN_PERSON)
+		gw_presence_ended(c);
 	if (c->call != NULL)
 	{
 		gw_db_cancel(c->call);
@@ -161,6 +165,8 @@ send_ready(gw_conn *c)
 	gw_stats.connections[c->counted]++;
 	c->state = GW_CS_READY;
 	gw_conn_send(c, out, (size_t) n);
+	if (c->kind == GW_CONN_PERSON)
+		gw_presence_changed(c);
 }
 
 static void
@@ -490,9 +496,13 @@ gw_session_message(gw_conn *c, const char *msg, size_t len)
 			{
 				c->has_focus = m->has_thread;
 				c->focus = m->thread;
+				gw_presence_changed(c);
 			}
 			else if (m->op == GW_OP_IDLE)
+			{
 				c->idle = m->idle;
+				gw_presence_changed(c);
+			}
 			else if (m->op == GW_OP_AUTOCOMPLETE)
 				on_autocomplete(c, m);
 			/* typing: delivered by the cross-node hub of issue 5 */
