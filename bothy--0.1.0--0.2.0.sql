@@ -1,6 +1,7 @@
 -- bothy 0.1.0 -> 0.2.0: the maintenance worker (presence expiry, agents
--- offline, lapsed holds, hint or push), the counters, the push outbox, and
--- consumer holds that lapse with their lease.  Frozen once released.
+-- offline, lapsed holds, hint or push), the counters, the push outbox,
+-- consumer holds that lapse with their lease, and the gateway.agent_event
+-- signal of every appended agent event.  Frozen once released.
 \echo Use "ALTER EXTENSION bothy UPDATE TO '0.2.0'" to load this file. \quit
 
 -- The counters and the maintenance worker's wake-up (C).
@@ -375,3 +376,36 @@ GRANT EXECUTE ON FUNCTION bothy.push_claim(integer) TO bothy_app;
 GRANT USAGE ON SCHEMA bothy TO pg_monitor;
 GRANT EXECUTE ON FUNCTION bothy.metrics() TO pg_monitor;
 GRANT SELECT ON bothy.stat_metrics TO pg_monitor;
+
+-- Appended agent events are signalled (gateway.agent_event).
+-- An agent event was appended: numbered under the agent row's lock, so IDs
+-- follow commit order per agent (see bothy.agents).  Signalled as
+-- gateway.agent_event in every mode, so the gateway of the holder of the
+-- agent's stream reads and delivers it; returns the event ID.
+CREATE OR REPLACE FUNCTION bothy.agent_event_appended(agent uuid, type text, data jsonb) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    id bigint;
+BEGIN
+    PERFORM bothy._need_agent(agent_event_appended.agent),
+            bothy._need(agent_event_appended.type, 'type'),
+            bothy._need(agent_event_appended.data, 'data');
+    IF agent_event_appended.type !~ '^[a-z][a-z0-9_.]{0,63}$' THEN
+        RAISE EXCEPTION 'type must be a lower-case code of at most 64 characters'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    UPDATE bothy.agents a SET last_event = a.last_event + 1
+     WHERE a.agent = agent_event_appended.agent
+    RETURNING a.last_event INTO id;
+    INSERT INTO bothy.agent_events (agent, id, type, data)
+    VALUES (agent_event_appended.agent, id, agent_event_appended.type, agent_event_appended.data);
+    -- wakes the node holding the agent's stream; IDs only, never the data
+    PERFORM bothy.publish('gateway.agent_event', jsonb_build_object(
+        'node', bothy._cluster_node(), 'agent', agent_event_appended.agent, 'event', id));
+    RETURN id;
+END
+$$;
+COMMENT ON FUNCTION bothy.agent_event_appended(uuid, text, jsonb) IS
+    'an agent event was appended; returns its ID (per agent, in commit order)';

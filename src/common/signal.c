@@ -28,6 +28,7 @@ typedef enum bothy_form
 	BOTHY_FORM_BILLING_MODE,
 	BOTHY_FORM_HINT_KIND,
 	BOTHY_FORM_VERSION,
+	BOTHY_FORM_EVENT,
 	BOTHY_FORM_COUNT,
 	BOTHY_FORM_BOOL
 } bothy_form;
@@ -56,6 +57,7 @@ typedef enum bothy_member_id
 	BOTHY_M_HOST_ID,
 	BOTHY_M_SESSION_ID,
 	BOTHY_M_CONN_ID,
+	BOTHY_M_EVENT,
 	BOTHY_M__COUNT
 } bothy_member_id;
 
@@ -92,6 +94,7 @@ static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_HOST_ID] = BOTHY_ID(host_id, BOTHY_FORM_UUID),
 	[BOTHY_M_SESSION_ID] = BOTHY_ID(session_id, BOTHY_FORM_UUID),
 	[BOTHY_M_CONN_ID] = BOTHY_ID(conn_id, BOTHY_FORM_UUIDV7),
+	[BOTHY_M_EVENT] = BOTHY_SCALAR(event, BOTHY_FORM_EVENT),
 };
 
 #define BOTHY_KIND_MAX_MEMBERS 9
@@ -130,6 +133,8 @@ static const bothy_kind_def bothy_kinds[BOTHY_KIND_COUNT] = {
 			BOTHY_REQ(NODE), BOTHY_REQ(RECIPIENT), BOTHY_REQ(NID),
 			BOTHY_REQ(HINT_KIND), BOTHY_REQ(QUIET), BOTHY_REQ(COUNT),
 			BOTHY_OPT(THREAD), BOTHY_OPT(MESSAGE), BOTHY_OPT(TARGET)}},
+	[BOTHY_KIND_GATEWAY_AGENT_EVENT] = {"gateway.agent_event", 3, {
+			BOTHY_REQ(NODE), BOTHY_REQ(AGENT), BOTHY_REQ(EVENT)}},
 	[BOTHY_KIND_TERMINAL_SESSION_OPEN] = {"terminal.session_open", 2, {
 			BOTHY_REQ(HOST_ID), BOTHY_REQ(SESSION_ID)}},
 	[BOTHY_KIND_TERMINAL_HOST_CLOSE] = {"terminal.host_close", 1, {
@@ -267,7 +272,7 @@ bothy_member_code(bothy_form form, const bothy_signal *sig)
 static int64_t
 bothy_form_max(bothy_form form)
 {
-	return form == BOTHY_FORM_VERSION ? BOTHY_SIGNAL_VERSION_MAX : BOTHY_SIGNAL_COUNT_MAX;
+	return form == BOTHY_FORM_COUNT ? BOTHY_SIGNAL_COUNT_MAX : BOTHY_SIGNAL_VERSION_MAX;
 }
 
 static const bothy_uuid *
@@ -489,6 +494,8 @@ bothy_read_member(const bothy_json_member *m, const bothy_member_def *def,
 			return r;
 		case BOTHY_FORM_VERSION:
 			return bothy_read_integer(m, BOTHY_SIGNAL_VERSION_MAX, &out->version);
+		case BOTHY_FORM_EVENT:
+			return bothy_read_integer(m, BOTHY_SIGNAL_VERSION_MAX, &out->event);
 		case BOTHY_FORM_COUNT:
 			return bothy_read_integer(m, BOTHY_SIGNAL_COUNT_MAX, &out->count);
 		case BOTHY_FORM_BOOL:
@@ -660,6 +667,9 @@ bothy_put_value(bothy_writer *w, const bothy_member_def *def, const bothy_signal
 		case BOTHY_FORM_VERSION:
 			bothy_put_int(w, sig->version);
 			return;
+		case BOTHY_FORM_EVENT:
+			bothy_put_int(w, sig->event);
+			return;
 		case BOTHY_FORM_COUNT:
 			bothy_put_int(w, sig->count);
 			return;
@@ -686,8 +696,10 @@ bothy_member_encodable(const bothy_member_def *def, const bothy_signal *sig)
 		case BOTHY_FORM_HINT_KIND:
 			return bothy_member_code(def->form, sig) != NULL;
 		case BOTHY_FORM_VERSION:
+		case BOTHY_FORM_EVENT:
 		case BOTHY_FORM_COUNT:
-			v = def->form == BOTHY_FORM_VERSION ? sig->version : sig->count;
+			v = def->form == BOTHY_FORM_VERSION ? sig->version :
+				def->form == BOTHY_FORM_EVENT ? sig->event : sig->count;
 			return v >= 0 && v <= bothy_form_max(def->form);
 	}
 	return false;
@@ -805,7 +817,7 @@ bothy_decode_error_describe(const bothy_decode_error *err, char *buf, size_t siz
 	member[sizeof(member) - 1] = '\0';
 	if (err->reason == BOTHY_REASON_OUT_OF_RANGE &&
 		bothy_member_form_by_name(member, &form) &&
-		(form == BOTHY_FORM_VERSION || form == BOTHY_FORM_COUNT))
+		(form == BOTHY_FORM_VERSION || form == BOTHY_FORM_EVENT || form == BOTHY_FORM_COUNT))
 		snprintf(buf, size, "%s%s%s (0 to %" PRId64 ")",
 				 def->before, member, def->after, bothy_form_max(form));
 	else

@@ -34,6 +34,7 @@ typedef enum bothy_kind
 	BOTHY_KIND_GATEWAY_DEVICE,
 	BOTHY_KIND_GATEWAY_CONSUMER,
 	BOTHY_KIND_GATEWAY_HINT,
+	BOTHY_KIND_GATEWAY_AGENT_EVENT,
 	BOTHY_KIND_TERMINAL_SESSION_OPEN,
 	BOTHY_KIND_TERMINAL_HOST_CLOSE,
 	BOTHY_KIND_TERMINAL_HOST_PRESENT,
@@ -79,7 +80,7 @@ typedef enum bothy_hint_kind
 #define BOTHY_OPT_MESSAGE		0x8u	/* gateway.hint */
 #define BOTHY_OPT_TARGET		0x10u	/* gateway.hint */
 
-/* The largest values of the integer members (version is 2^53 - 1). */
+/* The largest values of the integer members (version and event are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)
 #define BOTHY_SIGNAL_COUNT_MAX	INT64_C(2147483647)
 
@@ -108,6 +109,7 @@ typedef struct bothy_signal
 				session_id,
 				conn_id;
 	int64_t		version;		/* gateway.run: 0 .. 9007199254740991 */
+	int64_t		event;			/* gateway.agent_event: 0 .. 9007199254740991 */
 	int64_t		count;			/* gateway.hint: 0 .. 2147483647 */
 	bothy_agent_state state;
 	bothy_billing_mode billing_mode;

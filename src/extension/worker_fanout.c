@@ -6,8 +6,10 @@
  * Producers never NOTIFY (that would take the cluster-wide commit lock in
  * every producing transaction); this worker pays that lock once per batch.
  * Within a batch it coalesces what a newer signal makes redundant: of the
- * gateway.run signals of one run only the highest version is sent, and an
- * identical payload is sent once.  Its transactions commit asynchronously:
+ * gateway.run signals of one run only the highest version is sent, of the
+ * gateway.agent_event signals of one agent only the highest event (a
+ * receiver reads every event up to it), and an identical payload is sent
+ * once.  Its transactions commit asynchronously:
  * signals are at most once anyway, and waiting for the disk would only slow
  * the batch down.
  */
@@ -54,19 +56,43 @@ compare_payload(const void *a, const void *b)
 	return c != 0 ? c : x->order - y->order;
 }
 
-/* gateway.run first, then by run, highest version first */
+/*
+ * The signals a newer one of the same subject makes redundant: a run's
+ * updates (rank: version) and an agent's appended events (rank: event).
+ */
+static bool
+has_subject(const bothy_signal *sig)
+{
+	return sig->kind == BOTHY_KIND_GATEWAY_RUN || sig->kind == BOTHY_KIND_GATEWAY_AGENT_EVENT;
+}
+
+static const bothy_uuid *
+subject_of(const bothy_signal *sig)
+{
+	return sig->kind == BOTHY_KIND_GATEWAY_RUN ? &sig->run : &sig->agent;
+}
+
+static int64
+rank_of(const bothy_signal *sig)
+{
+	return sig->kind == BOTHY_KIND_GATEWAY_RUN ? sig->version : sig->event;
+}
+
+/* by kind, then by subject, highest rank first */
 static int
-compare_run(const void *a, const void *b)
+compare_subject(const void *a, const void *b)
 {
 	const BatchEntry *x = *(const BatchEntry *const *) a;
 	const BatchEntry *y = *(const BatchEntry *const *) b;
 	int			c;
 
-	c = bothy_uuid_compare(&x->sig.run, &y->sig.run);
+	if (x->sig.kind != y->sig.kind)
+		return x->sig.kind < y->sig.kind ? -1 : 1;
+	c = bothy_uuid_compare(subject_of(&x->sig), subject_of(&y->sig));
 	if (c != 0)
 		return c;
-	if (x->sig.version != y->sig.version)
-		return x->sig.version > y->sig.version ? -1 : 1;
+	if (rank_of(&x->sig) != rank_of(&y->sig))
+		return rank_of(&x->sig) > rank_of(&y->sig) ? -1 : 1;
 	return x->order - y->order;
 }
 
@@ -75,7 +101,7 @@ static void
 coalesce(BatchEntry *entries, int n)
 {
 	BatchEntry **sorted = palloc(sizeof(BatchEntry *) * n);
-	int			runs = 0;
+	int			subjects = 0;
 
 	for (int i = 0; i < n; i++)
 		sorted[i] = &entries[i];
@@ -87,11 +113,12 @@ coalesce(BatchEntry *entries, int n)
 			sorted[i]->drop = true;
 
 	for (int i = 0; i < n; i++)
-		if (!entries[i].drop && entries[i].sig.kind == BOTHY_KIND_GATEWAY_RUN)
-			sorted[runs++] = &entries[i];
-	qsort(sorted, runs, sizeof(BatchEntry *), compare_run);
-	for (int i = 1; i < runs; i++)
-		if (bothy_uuid_compare(&sorted[i - 1]->sig.run, &sorted[i]->sig.run) == 0)
+		if (!entries[i].drop && has_subject(&entries[i].sig))
+			sorted[subjects++] = &entries[i];
+	qsort(sorted, subjects, sizeof(BatchEntry *), compare_subject);
+	for (int i = 1; i < subjects; i++)
+		if (sorted[i - 1]->sig.kind == sorted[i]->sig.kind &&
+			bothy_uuid_compare(subject_of(&sorted[i - 1]->sig), subject_of(&sorted[i]->sig)) == 0)
 			sorted[i]->drop = true;
 	pfree(sorted);
 }

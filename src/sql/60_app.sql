@@ -194,8 +194,9 @@ COMMENT ON FUNCTION bothy.push_claim(integer) IS
     'claim queued push notifications for sending; committed claims are gone from the outbox';
 
 -- An agent event was appended: numbered under the agent row's lock, so IDs
--- follow commit order per agent (see bothy.agents).  Delivered to the holder
--- of the agent's stream by its gateway; returns the event ID.
+-- follow commit order per agent (see bothy.agents).  Signalled as
+-- gateway.agent_event in every mode, so the gateway of the holder of the
+-- agent's stream reads and delivers it; returns the event ID.
 CREATE FUNCTION bothy.agent_event_appended(agent uuid, type text, data jsonb) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
@@ -215,6 +216,9 @@ BEGIN
     RETURNING a.last_event INTO id;
     INSERT INTO bothy.agent_events (agent, id, type, data)
     VALUES (agent_event_appended.agent, id, agent_event_appended.type, agent_event_appended.data);
+    -- wakes the node holding the agent's stream; IDs only, never the data
+    PERFORM bothy.publish('gateway.agent_event', jsonb_build_object(
+        'node', bothy._cluster_node(), 'agent', agent_event_appended.agent, 'event', id));
     RETURN id;
 END
 $$;

@@ -232,6 +232,7 @@ def test_signal_counters_move_per_kind(fast, listener_of):
     kind = "terminal.host_close"
     staged, sent = metric(fast, "signals_staged", kind), metric(fast, "signals_sent", kind)
     coalesced = metric(fast, "signals_coalesced", "gateway.run")
+    agent_coalesced = metric(fast, "signals_coalesced", "gateway.agent_event")
     host = new_id()
     with fast.connect(autocommit=False) as conn:
         cur = conn.cursor()
@@ -242,11 +243,19 @@ def test_signal_counters_move_per_kind(fast, listener_of):
         for version in (1, 2):   # the same run twice in one batch: the older one coalesced
             cur.execute("SELECT bothy.publish('gateway.run', jsonb_build_object('node', %s::text, 'run', %s::text,"
                         " 'thread', %s::text, 'version', %s))", (NODE_A, run, thread, version))
+        agent, other = new_id(), new_id()
+        for who, event in ((agent, 1), (other, 1), (agent, 2)):   # per agent, the highest event is sent
+            cur.execute("SELECT bothy.publish('gateway.agent_event', jsonb_build_object('node', %s::text, "
+                        "'agent', %s::text, 'event', %s))", (NODE_A, who, event))
         conn.commit()
-    signals_until(listener, lambda s: s.get("run") == run)
+    received = signals_until(listener, lambda s: s.get("run") == run)
+    received += signals_until(listener, lambda s: s.get("agent") == agent)
+    events = [(s["agent"], s["event"]) for s in received if s["kind"] == "gateway.agent_event"]
+    assert sorted(events) == sorted([(agent, 2), (other, 1)])
     assert metric(fast, "signals_staged", kind) == staged + 3
     poll_until(lambda: metric(fast, "signals_sent", kind) == sent + 1, timeout=5, what="the sent counter")
     assert metric(fast, "signals_coalesced", "gateway.run") == coalesced + 1
+    assert metric(fast, "signals_coalesced", "gateway.agent_event") == agent_coalesced + 1
 
 
 def test_a_failing_task_is_counted_and_the_others_still_run(fast):

@@ -71,6 +71,15 @@ def database_produced(instance, listener):
     assert json.loads(listener.next()) == {"kind": "gateway.hint", "node": cluster_node, "recipient": person,
                                            "nid": nid, "hint_kind": "mention", "quiet": False, "count": 2,
                                            "thread": thread}
+    # an appended agent event wakes the holder's node: the ID only, never the data
+    with instance.connect() as conn:
+        first = call(conn, "SELECT bothy.agent_event_appended(%s, 'run.requested', '{\"secret\":1}')", agent)
+        second = call(conn, "SELECT bothy.agent_event_appended(%s, 'run.requested', '{}')", agent)
+    assert (first, second) == (1, 2)
+    payloads = [json.loads(listener.next())]
+    if payloads[0]["event"] == 1:           # not coalesced: both batches sent
+        payloads.append(json.loads(listener.next()))
+    assert payloads[-1] == {"kind": "gateway.agent_event", "node": cluster_node, "agent": agent, "event": 2}
     assert cluster_node not in (None, NODE_A)
 
 

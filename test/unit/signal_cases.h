@@ -148,6 +148,13 @@ static const signal_example signal_examples[] = {
 	{"terminal.session_paired", BOTHY_KIND_TERMINAL_SESSION_PAIRED, 0,
 		{{"host_id", U1}, {"session_id", U2}},
 	OPEN("terminal.session_paired") KVS("host_id", U1) KVS("session_id", U2) CLOSE},
+	{"gateway.agent_event", BOTHY_KIND_GATEWAY_AGENT_EVENT, 0,
+		{{"node", NODE}, {"agent", U2}, {"event", "17"}},
+	OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2) KV("event", "17") CLOSE},
+	{"gateway.agent_event at the largest event", BOTHY_KIND_GATEWAY_AGENT_EVENT, 0,
+		{{"node", NODE}, {"agent", U2}, {"event", "9007199254740991"}},
+	OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2)
+		KV("event", "9007199254740991") CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -478,6 +485,14 @@ static const decode_case decode_cases[] = {
 		OUT_OF_RANGE, "version"),
 	BAD("version 2^53", OPEN("gateway.run") RUN_M KV("version", "9007199254740992") CLOSE,
 		OUT_OF_RANGE, "version"),
+	BAD("event 2^53", OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2)
+		KV("event", "9007199254740992") CLOSE, OUT_OF_RANGE, "event"),
+	BAD("event negative", OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2)
+		KV("event", "-1") CLOSE, OUT_OF_RANGE, "event"),
+	BAD("event a string", OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2)
+		KVS("event", "17") CLOSE, NOT_INTEGER, "event"),
+	BAD("event missing", OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2) CLOSE,
+		MISSING_MEMBER, "event"),
 	BAD("version past 2^64", OPEN("gateway.run") RUN_M
 		KV("version", "99999999999999999999999999") CLOSE, OUT_OF_RANGE, "version"),
 	BAD("count 2^31", OPEN("gateway.hint") HINT_M KVS("hint_kind", "run")

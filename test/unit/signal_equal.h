@@ -49,6 +49,8 @@ bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 				BOTHY_EQ_OPT(BOTHY_OPT_THREAD, BOTHY_EQ_ID(thread)) &&
 				BOTHY_EQ_OPT(BOTHY_OPT_MESSAGE, BOTHY_EQ_ID(message)) &&
 				BOTHY_EQ_OPT(BOTHY_OPT_TARGET, BOTHY_EQ_ID(target));
+		case BOTHY_KIND_GATEWAY_AGENT_EVENT:
+			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(agent) && a->event == b->event;
 		case BOTHY_KIND_TERMINAL_SESSION_OPEN:
 		case BOTHY_KIND_TERMINAL_SESSION_PAIRED:
 			return BOTHY_EQ_ID(host_id) && BOTHY_EQ_ID(session_id);

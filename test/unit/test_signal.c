@@ -63,6 +63,8 @@ set_field(bothy_signal *sig, const char *name, const char *value)
 			return bothy_uuid_parse(value, strlen(value), ids[i].field);
 	if (strcmp(name, "version") == 0)
 		sig->version = strtoll(value, NULL, 10);
+	else if (strcmp(name, "event") == 0)
+		sig->event = strtoll(value, NULL, 10);
 	else if (strcmp(name, "count") == 0)
 		sig->count = strtoll(value, NULL, 10);
 	else if (strcmp(name, "quiet") == 0)
@@ -468,7 +470,8 @@ test_names(void)
 {
 	static const char *const kinds[BOTHY_KIND_COUNT] = {
 		NULL, "gateway.typing", "gateway.run", "gateway.agent_presence", "gateway.device",
-		"gateway.consumer", "gateway.hint", "terminal.session_open", "terminal.host_close",
+		"gateway.consumer", "gateway.hint", "gateway.agent_event", "terminal.session_open",
+		"terminal.host_close",
 		"terminal.host_present", "terminal.host_gone", "terminal.session_paired",
 	};
 	static const char *const reasons[BOTHY_REASON_COUNT] = {
