@@ -34,6 +34,13 @@ const char	gw_serve_usage[] =
 "  --start-timeout MS         database at start, 1000..600000 (default 30000)\n"
 "  --stop-timeout MS          orderly stop, 100..600000 (default 5000)\n"
 "  --max-connections N        WebSocket connections, 1..1000000 (default 100000)\n"
+"  --typing-interval MS       one typing op per thread per connection per this,\n"
+"                             0..60000 (default 1000)\n"
+"  --run-coalesce MS          at most one run.updated per run per this window,\n"
+"                             0..10000 (default 50)\n"
+"  --agent-window N           agent events sent beyond the acknowledged one,\n"
+"                             1..1000 (default 100)\n"
+"  --autocomplete-timeout MS  wait for a consumer's answer, 100..60000 (default 3000)\n"
 "  --log-level LEVEL          debug, info, warn or error (default info)\n"
 "  --help                     this text\n";
 
@@ -52,6 +59,10 @@ gw_options_defaults(gw_options *o)
 	o->start_timeout_ms = 30000;
 	o->stop_timeout_ms = 5000;
 	o->max_connections = 100000;
+	o->typing_interval_ms = 1000;
+	o->run_coalesce_ms = 50;
+	o->agent_window = 100;
+	o->autocomplete_timeout_ms = 3000;
 	o->log_level = GW_LOG_INFO;
 }
 
@@ -151,6 +162,10 @@ enum
 	OPT_START_TIMEOUT,
 	OPT_STOP_TIMEOUT,
 	OPT_MAX_CONNECTIONS,
+	OPT_TYPING_INTERVAL,
+	OPT_RUN_COALESCE,
+	OPT_AGENT_WINDOW,
+	OPT_AUTOCOMPLETE_TIMEOUT,
 	OPT_LOG_LEVEL,
 	OPT_HELP
 };
@@ -169,6 +184,10 @@ static const struct option serve_options[] = {
 	{"start-timeout", required_argument, NULL, OPT_START_TIMEOUT},
 	{"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
 	{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+	{"typing-interval", required_argument, NULL, OPT_TYPING_INTERVAL},
+	{"run-coalesce", required_argument, NULL, OPT_RUN_COALESCE},
+	{"agent-window", required_argument, NULL, OPT_AGENT_WINDOW},
+	{"autocomplete-timeout", required_argument, NULL, OPT_AUTOCOMPLETE_TIMEOUT},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0}
@@ -240,6 +259,20 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 			case OPT_MAX_CONNECTIONS:
 				ok = set_int("--max-connections", optarg, 1, 1000000,
 							 &o->max_connections, err, errlen);
+				break;
+			case OPT_TYPING_INTERVAL:
+				ok = set_int("--typing-interval", optarg, 0, 60000,
+							 &o->typing_interval_ms, err, errlen);
+				break;
+			case OPT_RUN_COALESCE:
+				ok = set_int("--run-coalesce", optarg, 0, 10000, &o->run_coalesce_ms, err, errlen);
+				break;
+			case OPT_AGENT_WINDOW:
+				ok = set_int("--agent-window", optarg, 1, 1000, &o->agent_window, err, errlen);
+				break;
+			case OPT_AUTOCOMPLETE_TIMEOUT:
+				ok = set_int("--autocomplete-timeout", optarg, 100, 60000,
+							 &o->autocomplete_timeout_ms, err, errlen);
 				break;
 			case OPT_LOG_LEVEL:
 				if (strcmp(optarg, "debug") == 0)

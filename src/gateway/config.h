@@ -33,6 +33,10 @@ typedef struct gw_options
 	int			start_timeout_ms;	/* database reachable and node registered by then */
 	int			stop_timeout_ms;	/* clients closed and node stopped by then */
 	int			max_connections;	/* WebSocket connections at once */
+	int			typing_interval_ms;	/* one typing op per thread per connection per */
+	int			run_coalesce_ms;	/* at most one run snapshot per run per window */
+	int			agent_window;		/* agent events delivered beyond the ack */
+	int			autocomplete_timeout_ms;	/* a consumer's answer, or an empty result */
 	gw_log_level log_level;
 } gw_options;
 

@@ -58,9 +58,23 @@ typedef struct gw_conn
 	int64_t		renew_at;		/* agent: the next save that renews the lease */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	gw_db_call *call;			/* the running database call, or NULL */
+	/* person: typing.c's rate limit */
+	bothy_uuid	typing_thread;	/* the thread of the last typing op passed on */
+	int64_t		typing_at;		/* gw_mono_ms of it */
+	/* agent: its presence (agents.c) and its event stream (stream.c) */
+	uint8_t		agent_state;	/* gw_agent_state of its last heartbeat */
+	bool		announced;		/* its presence was announced since ready or offline */
+	bool		refetch;		/* a newer event was signalled while a read ran */
+	int64_t		seen_ms;		/* gw_now_ms of its last message */
+	int64_t		persisted_ms;	/* gw_now_ms of the heartbeat stored last */
+	gw_db_call *persist;		/* the heartbeat being stored, or NULL */
+	int64_t		sent;			/* highest event ID delivered to it */
+	int64_t		latest;			/* highest event ID known to exist (INT64_MAX: unknown) */
+	gw_db_call *fetch;			/* the events being read, or NULL */
 	gw_sendq	sendq;
 	char	   *rx;				/* reassembly (HTTP: the response) */
 	size_t		rx_len;
+	struct gw_rest *rest;		/* HTTP: a REST call waiting for its answer (rest.c) */
 } gw_conn;
 
 /* The gateway protocol's callback (protocols[0] in server.c, also HTTP). */

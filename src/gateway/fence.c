@@ -15,6 +15,7 @@
 #include "hub.h"
 #include "log.h"
 #include "node.h"
+#include "rest.h"
 #include "session.h"
 
 /* Devices read back per call of the reconciliation. */
@@ -89,6 +90,8 @@ gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *session, const gw_c
 	consumer_taken t = {session, except};
 
 	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, agent, visit_consumer, &t);
+	/* a REST poll waiting here under another session is fenced too */
+	gw_rest_fenced(agent, session);
 }
 
 /* --- reconciliation ---------------------------------------------------- */

@@ -32,7 +32,8 @@ bool		gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
  * The agent's stream was taken by session (the nil UUID: released).  Every
  * other connection of the agent saves its acknowledgement at once with the
  * guarded save, which closes it with 4015 when it no longer holds; one
- * whose identify is still running does so once it is ready.
+ * whose identify is still running does so once it is ready.  A REST poll
+ * of the agent waiting here under another session answers 409.
  */
 void		gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *session,
 							  const gw_conn *except);

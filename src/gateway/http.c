@@ -6,6 +6,7 @@
  *		            open; the listener is a soft dependency (the rulings):
  *		            reported in the body, never a reason for 503
  *		  /metrics  Prometheus text format
+ *		  /v1/...   the REST calls (rest.c)
  *
  * The body is built whole when the request arrives (into the connection's
  * rx buffer, with LWS_PRE headroom) and written in HTTP_WRITEABLE.
@@ -17,10 +18,11 @@
 #include "http.h"
 #include "metrics.h"
 #include "node.h"
+#include "rest.h"
 
-static int
-respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
-		const char *body, size_t len)
+int
+gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
+				const char *body, size_t len)
 {
 	unsigned char hdr[LWS_PRE + 512];
 	unsigned char *start = hdr + LWS_PRE,
@@ -49,7 +51,7 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 
 	memset(c, 0, sizeof(*c));
 	if (strcmp(uri, "/healthz") == 0)
-		return respond(wsi, c, HTTP_STATUS_OK, "text/plain", "ok\n", 3);
+		return gw_http_respond(wsi, c, HTTP_STATUS_OK, "text/plain", "ok\n", 3);
 	if (strcmp(uri, "/readyz") == 0)
 	{
 		bool		ready = gw_ready();
@@ -59,7 +61,7 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 					 gw.stopping ? "yes" : "no",
 					 gw.db != NULL && gw_db_up(gw.db) ? "up" : "down",
 					 gw.listener != NULL && gw_listener_up(gw.listener) ? "up" : "down");
-		return respond(wsi, c, ready ? HTTP_STATUS_OK : HTTP_STATUS_SERVICE_UNAVAILABLE,
+		return gw_http_respond(wsi, c, ready ? HTTP_STATUS_OK : HTTP_STATUS_SERVICE_UNAVAILABLE,
 					   "text/plain", body, (size_t) n);
 	}
 	if (strcmp(uri, "/metrics") == 0)
@@ -70,11 +72,13 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 
 		if (!gw_metrics_render(gw.db != NULL && gw_db_up(gw.db), gw_ready(), &text, &len))
 			return 1;
-		r = respond(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4", text, len);
+		r = gw_http_respond(wsi, c, HTTP_STATUS_OK, "text/plain; version=0.0.4", text, len);
 		free(text);
 		return r;
 	}
-	return respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
+	if (strncmp(uri, "/v1/", 4) == 0)
+		return gw_rest_request(wsi, c, uri);
+	return gw_http_respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
 }
 
 int
@@ -82,6 +86,8 @@ gw_http_writeable(struct lws *wsi, gw_conn *c)
 {
 	int			n;
 
+	if (c->rest != NULL)
+		return gw_rest_writeable(wsi, c);
 	if (c->rx == NULL)
 		return -1;
 	n = lws_write(wsi, (unsigned char *) c->rx + LWS_PRE, c->rx_len, LWS_WRITE_HTTP_FINAL);
@@ -98,6 +104,7 @@ gw_http_closed(gw_conn *c)
 {
 	if (c != NULL)
 	{
+		gw_rest_closed(c);
 		free(c->rx);
 		c->rx = NULL;
 	}

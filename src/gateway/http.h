@@ -13,7 +13,15 @@
 /* LWS_CALLBACK_HTTP: uri is the path. */
 int			gw_http_request(struct lws *wsi, gw_conn *c, const char *uri);
 
-/* LWS_CALLBACK_HTTP_WRITEABLE: the body. */
+/*
+ * Writes the status line and headers now (call it from an HTTP callback of
+ * wsi) and keeps a copy of the body for the next HTTP_WRITEABLE.  Nonzero:
+ * close the connection.
+ */
+int			gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
+							const char *body, size_t len);
+
+/* LWS_CALLBACK_HTTP_WRITEABLE: the body (or a REST answer's headers first). */
 int			gw_http_writeable(struct lws *wsi, gw_conn *c);
 
 /* LWS_CALLBACK_CLOSED_HTTP: frees the body. */

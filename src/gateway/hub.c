@@ -82,6 +82,12 @@ gw_hub_index_conn(gw_hub *hub, gw_conn *c)
 	}
 }
 
+static gw_conn *
+conn_of(lws_dll2_t *d, gw_hub_index index)
+{
+	return (gw_conn *) ((char *) (d - index) - offsetof(gw_conn, in_index));
+}
+
 void
 gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 			gw_hub_visit visit, void *arg)
@@ -92,7 +98,7 @@ gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 
 	for (d = owner->head; d != NULL; d = next)
 	{
-		gw_conn    *c = (gw_conn *) ((char *) (d - index) - offsetof(gw_conn, in_index));
+		gw_conn    *c = conn_of(d, index);
 
 		next = d->next;
 		if (memcmp(key_of(c, index), key, sizeof(*key)) == 0)
@@ -110,5 +116,44 @@ gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg)
 	{
 		next = d->next;
 		visit(lws_container_of(d, gw_conn, in_all), arg);
+	}
+}
+
+/* Whether a connection before stop in the same bucket has c's key and is admitted. */
+static bool
+seen_before(lws_dll2_owner_t *owner, lws_dll2_t *stop, gw_hub_index index,
+			const gw_conn *c, gw_hub_filter accept)
+{
+	lws_dll2_t *d;
+
+	for (d = owner->head; d != stop; d = d->next)
+	{
+		const gw_conn *o = conn_of(d, index);
+
+		if (memcmp(key_of(o, index), key_of(c, index), sizeof(bothy_uuid)) == 0 && accept(o))
+			return true;
+	}
+	return false;
+}
+
+void
+gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
+				gw_hub_key_visit visit, void *arg)
+{
+	lws_dll2_owner_t *buckets = table(hub, index);
+	int			i;
+
+	/* a bucket holds few connections (a key's all share one), so the scan back is short */
+	for (i = 0; i < GW_HUB_BUCKETS; i++)
+	{
+		lws_dll2_t *d;
+
+		for (d = buckets[i].head; d != NULL; d = d->next)
+		{
+			gw_conn    *c = conn_of(d, index);
+
+			if (accept(c) && !seen_before(&buckets[i], d, index, c, accept))
+				visit(key_of(c, index), arg);
+		}
 	}
 }

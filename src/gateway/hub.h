@@ -13,6 +13,8 @@
 #ifndef BOTHY_GATEWAY_HUB_H
 #define BOTHY_GATEWAY_HUB_H
 
+#include <stdbool.h>
+
 #include <libwebsockets.h>
 
 #include "uuid.h"
@@ -59,5 +61,15 @@ void		gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 
 /* Every connection, identified or not. */
 void		gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg);
+
+/*
+ * Calls visit once for each distinct key of index among the connections
+ * that accept admits (the persons connected here, say, however many
+ * devices each has).  Costs one pass over the index.
+ */
+typedef bool (*gw_hub_filter) (const struct gw_conn *c);
+typedef void (*gw_hub_key_visit) (const bothy_uuid *key, void *arg);
+void		gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
+							gw_hub_key_visit visit, void *arg);
 
 #endif							/* BOTHY_GATEWAY_HUB_H */

@@ -19,6 +19,20 @@ static const int close_codes[GW_N_CLOSE_CODES] = GW_CLOSE_CODES;
 static const double db_buckets[GW_N_DB_BUCKETS] = GW_DB_BUCKETS;
 static const char *const conn_kind_names[GW_CONN_KIND_COUNT] = {"unidentified", "person", "agent"};
 static const char *const db_result_names[GW_DB_RESULT_COUNT] = {"ok", "error", "timeout"};
+static const char *const event_type_names[GW_EV_TYPE_COUNT] = {
+	"typing.started", "run.updated", "agent.presence_changed", "notification.created",
+	"agent.event", "command.autocomplete_requested"
+};
+static const char *const rest_endpoint_names[GW_REST_ENDPOINT_COUNT] = {
+	"/v1/agent/events", "/v1/agents/presence", "/v1/presence"
+};
+static const unsigned rest_statuses[GW_N_REST_STATUSES] = GW_REST_STATUSES;
+
+const char *
+gw_event_type_name(gw_event_type type)
+{
+	return type >= 0 && type < GW_EV_TYPE_COUNT ? event_type_names[type] : "unknown";
+}
 
 void
 gw_metrics_close(int code)
@@ -29,6 +43,17 @@ gw_metrics_close(int code)
 		if (close_codes[i] == code)
 			break;
 	gw_stats.closes[i]++;
+}
+
+void
+gw_metrics_rest(gw_rest_endpoint endpoint, unsigned status)
+{
+	int			i;
+
+	for (i = 0; i < GW_N_REST_STATUSES; i++)
+		if (rest_statuses[i] == status)
+			break;
+	gw_stats.rest_requests[endpoint][i]++;
 }
 
 void
@@ -99,6 +124,14 @@ static void
 header(buf *b, const char *name, const char *type, const char *help)
 {
 	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A plain counter: its HELP, TYPE and one sample. */
+static void
+counter(buf *b, const char *name, const char *help, uint64_t value)
+{
+	header(b, name, "counter", help);
+	put(b, "%s %llu\n", name, (unsigned long long) value);
 }
 
 bool
@@ -192,6 +225,78 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	for (i = 1; i < BOTHY_REASON_COUNT; i++)
 		put(&b, "bothy_gateway_signals_dropped_total{reason=\"%s\"} %llu\n",
 			bothy_reason_code((bothy_reason) i), (unsigned long long) gw_stats.signals_dropped[i]);
+
+	header(&b, "bothy_gateway_events_delivered_total", "counter",
+		   "Event messages queued to clients, by type.");
+	for (i = 0; i < GW_EV_TYPE_COUNT; i++)
+		put(&b, "bothy_gateway_events_delivered_total{type=\"%s\"} %llu\n",
+			gw_event_type_name((gw_event_type) i),
+			(unsigned long long) gw_stats.events_delivered[i]);
+	counter(&b, "bothy_gateway_audience_queries_total",
+			"Thread audience calls (bothy.thread_audience), one per delivery.",
+			gw_stats.audience_queries);
+	counter(&b, "bothy_gateway_audience_failures_total",
+			"Thread audience calls that failed; their event was not delivered.",
+			gw_stats.audience_failures);
+	counter(&b, "bothy_gateway_signals_published_total",
+			"Signals this node originated and staged (multi mode).", gw_stats.signals_published);
+	counter(&b, "bothy_gateway_signal_publish_failures_total",
+			"Signals this node could not stage; other nodes missed the event.",
+			gw_stats.publish_failures);
+	counter(&b, "bothy_gateway_typing_dropped_total",
+			"Typing ops dropped within --typing-interval of the last one for the thread.",
+			gw_stats.typing_dropped);
+	counter(&b, "bothy_gateway_typing_rejected_total",
+			"Typing ops of a person who may not see the thread.", gw_stats.typing_rejected);
+	counter(&b, "bothy_gateway_run_snapshots_total",
+			"Run documents read and delivered as run.updated.", gw_stats.run_snapshots);
+	counter(&b, "bothy_gateway_runs_coalesced_total",
+			"gateway.run signals folded into another read (older or within the window).",
+			gw_stats.runs_coalesced);
+	counter(&b, "bothy_gateway_runs_too_large_total",
+			"Run documents not delivered because they exceed half of --send-queue.",
+			gw_stats.runs_too_large);
+	counter(&b, "bothy_gateway_run_read_failures_total",
+			"Run document reads that failed.", gw_stats.run_read_failures);
+	counter(&b, "bothy_gateway_hints_not_admitted_total",
+			"Hints not delivered: the recipient may not see the thread.",
+			gw_stats.hints_not_admitted);
+	counter(&b, "bothy_gateway_agent_heartbeats_persisted_total",
+			"Agent heartbeats stored (bothy.agent_heartbeat_persist).",
+			gw_stats.heartbeats_persisted);
+	counter(&b, "bothy_gateway_agent_heartbeat_persist_failures_total",
+			"Agent heartbeats that could not be stored (tried again).",
+			gw_stats.heartbeat_persist_failures);
+	counter(&b, "bothy_gateway_agent_presence_announced_total",
+			"Agent takeovers and state changes announced.", gw_stats.agent_presence_announced);
+	counter(&b, "bothy_gateway_agent_event_read_failures_total",
+			"Reads of agent events that failed (read again at the next signal or ack).",
+			gw_stats.agent_event_read_failures);
+	header(&b, "bothy_gateway_autocomplete_total", "counter",
+		   "Autocomplete requests by outcome.");
+	put(&b, "bothy_gateway_autocomplete_total{outcome=\"forwarded\"} %llu\n",
+		(unsigned long long) gw_stats.autocomplete_forwarded);
+	put(&b, "bothy_gateway_autocomplete_total{outcome=\"answered\"} %llu\n",
+		(unsigned long long) gw_stats.autocomplete_answered);
+	put(&b, "bothy_gateway_autocomplete_total{outcome=\"timeout\"} %llu\n",
+		(unsigned long long) gw_stats.autocomplete_timeouts);
+	put(&b, "bothy_gateway_autocomplete_total{outcome=\"no_consumer\"} %llu\n",
+		(unsigned long long) gw_stats.autocomplete_empty);
+	put(&b, "bothy_gateway_autocomplete_total{outcome=\"late\"} %llu\n",
+		(unsigned long long) gw_stats.autocomplete_late);
+	header(&b, "bothy_gateway_rest_requests_total", "counter",
+		   "REST requests by endpoint and status.");
+	for (i = 0; i < GW_REST_ENDPOINT_COUNT; i++)
+	{
+		int			j;
+
+		for (j = 0; j < GW_N_REST_STATUSES; j++)
+			put(&b, "bothy_gateway_rest_requests_total{endpoint=\"%s\",status=\"%u\"} %llu\n",
+				rest_endpoint_names[i], rest_statuses[j],
+				(unsigned long long) gw_stats.rest_requests[i][j]);
+		put(&b, "bothy_gateway_rest_requests_total{endpoint=\"%s\",status=\"other\"} %llu\n",
+			rest_endpoint_names[i], (unsigned long long) gw_stats.rest_requests[i][GW_N_REST_STATUSES]);
+	}
 
 	if (b.failed)
 	{

@@ -22,6 +22,30 @@ typedef enum gw_conn_kind
 	GW_CONN_KIND_COUNT
 } gw_conn_kind;
 
+/* The event types sent to clients (deliver.h), counted by type. */
+typedef enum gw_event_type
+{
+	GW_EV_TYPING = 0,
+	GW_EV_RUN,
+	GW_EV_AGENT_PRESENCE,
+	GW_EV_NOTIFICATION,
+	GW_EV_AGENT_EVENT,
+	GW_EV_AUTOCOMPLETE,
+	GW_EV_TYPE_COUNT
+} gw_event_type;
+
+/* The REST endpoints (rest.c), counted by endpoint and status class. */
+typedef enum gw_rest_endpoint
+{
+	GW_REST_AGENT_EVENTS = 0,
+	GW_REST_AGENTS_PRESENCE,
+	GW_REST_PRESENCE,
+	GW_REST_ENDPOINT_COUNT
+} gw_rest_endpoint;
+
+#define GW_REST_STATUSES {200, 400, 401, 403, 404, 405, 409, 503}
+#define GW_N_REST_STATUSES 8
+
 typedef enum gw_db_result
 {
 	GW_DB_OK = 0,
@@ -57,11 +81,39 @@ typedef struct gw_metrics
 	uint64_t	tokens_refused;
 	uint64_t	send_queue_overflows;
 	uint64_t	heartbeats_missed;	/* closed with 4009 */
+
+	/* cross-node delivery (issue 5) */
+	uint64_t	events_delivered[GW_EV_TYPE_COUNT];	/* messages queued, by type */
+	uint64_t	audience_queries;	/* thread audience calls */
+	uint64_t	audience_failures;	/* ... that failed: their event was not delivered */
+	uint64_t	signals_published;	/* this node's signals staged */
+	uint64_t	publish_failures;	/* ... that could not be staged */
+	uint64_t	typing_dropped;		/* typing ops within --typing-interval */
+	uint64_t	typing_rejected;	/* typing ops of a sender who may not see the thread */
+	uint64_t	run_snapshots;		/* run.updated snapshots delivered (per run read) */
+	uint64_t	runs_coalesced;		/* gateway.run signals folded into another read */
+	uint64_t	runs_too_large;		/* run documents over half the send queue */
+	uint64_t	run_read_failures;
+	uint64_t	hints_not_admitted; /* hints of a thread the recipient may not see */
+	uint64_t	heartbeats_persisted;	/* agent heartbeats stored */
+	uint64_t	heartbeat_persist_failures;
+	uint64_t	agent_presence_announced;	/* takeovers and state changes announced */
+	uint64_t	agent_event_read_failures;
+	uint64_t	autocomplete_forwarded;
+	uint64_t	autocomplete_answered;
+	uint64_t	autocomplete_timeouts;
+	uint64_t	autocomplete_empty; /* no consumer of the agent here */
+	uint64_t	autocomplete_late;	/* answers after the deadline, or not the consumer's */
+	uint64_t	rest_requests[GW_REST_ENDPOINT_COUNT][GW_N_REST_STATUSES + 1];	/* last: other */
 } gw_metrics;
 
 extern gw_metrics gw_stats;
 
+/* "typing.started", ...: an event type as clients read it. */
+const char *gw_event_type_name(gw_event_type type);
+
 void		gw_metrics_close(int code);
+void		gw_metrics_rest(gw_rest_endpoint endpoint, unsigned status);
 void		gw_metrics_db_call(gw_db_result result, double seconds);
 
 /*

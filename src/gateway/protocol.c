@@ -2,12 +2,13 @@
  * protocol.c
  *		Client protocol v1: strict parsing with jansson, and the encoders.
  *
- * The node's own messages are formatted with snprintf where every value
- * is a UUID, a number or a token (printable ASCII that needs no escaping,
- * token.h); the one value a client chose (the autocomplete ref) goes
- * through jansson's encoder.
+ * The node's own messages here are formatted with snprintf: every value
+ * is a UUID, a number, a constant or a token (printable ASCII that needs
+ * no escaping, token.h).  Messages that carry text a client or the
+ * database chose are encoded with jansson in events.c.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -18,18 +19,20 @@ typedef struct op_spec
 {
 	const char *name;
 	gw_op		op;
-	const char *fields[4];		/* the members besides "op", all required */
+	const char *fields[4];		/* the members besides "op" that are required */
+	const char *optional[2];	/* the members that may be absent */
 } op_spec;
 
 static const op_spec ops[] = {
-	{"identify", GW_OP_IDENTIFY, {"token"}},
-	{"resume", GW_OP_RESUME, {"token"}},
-	{"heartbeat", GW_OP_HEARTBEAT, {NULL}},
-	{"focus", GW_OP_FOCUS, {"thread"}},
-	{"idle", GW_OP_IDLE, {"idle"}},
-	{"typing", GW_OP_TYPING, {"thread"}},
-	{"ack", GW_OP_ACK, {"event"}},
-	{"autocomplete", GW_OP_AUTOCOMPLETE, {"agent", "ref", "query"}},
+	{"identify", GW_OP_IDENTIFY, {"token"}, {NULL}},
+	{"resume", GW_OP_RESUME, {"token"}, {NULL}},
+	{"heartbeat", GW_OP_HEARTBEAT, {NULL}, {"state"}},
+	{"focus", GW_OP_FOCUS, {"thread"}, {NULL}},
+	{"idle", GW_OP_IDLE, {"idle"}, {NULL}},
+	{"typing", GW_OP_TYPING, {"thread"}, {NULL}},
+	{"ack", GW_OP_ACK, {"event"}, {NULL}},
+	{"autocomplete", GW_OP_AUTOCOMPLETE, {"agent", "ref", "query"}, {NULL}},
+	{"autocomplete_answer", GW_OP_AUTOCOMPLETE_ANSWER, {"request", "items"}, {NULL}},
 };
 
 const char *
@@ -114,6 +117,22 @@ get_text(json_t *v, char *out, size_t min, size_t max)
 	return true;
 }
 
+/* At most GW_ITEMS_MAX objects, kept as compact JSON for the person's answer. */
+static bool
+get_items(json_t *v, gw_msg *m)
+{
+	size_t		i;
+	json_t	   *item;
+
+	if (!json_is_array(v) || json_array_size(v) > GW_ITEMS_MAX)
+		return false;
+	json_array_foreach(v, i, item)
+		if (!json_is_object(item))
+		return false;
+	m->items = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return m->items != NULL;
+}
+
 static bool
 get_field(const op_spec *spec, const char *name, json_t *v, gw_msg *m)
 {
@@ -155,9 +174,48 @@ get_field(const op_spec *spec, const char *name, json_t *v, gw_msg *m)
 				return get_text(v, m->ref, 1, GW_REF_MAX);
 			return get_text(v, m->query, 0, GW_QUERY_MAX);
 		case GW_OP_HEARTBEAT:
+			/* "offline" is not a client's to claim: a silent agent goes offline */
+			m->has_state = true;
+			if (json_is_string(v) && strcmp(json_string_value(v), "online") == 0)
+				m->state = GW_AGENT_ONLINE;
+			else if (json_is_string(v) && strcmp(json_string_value(v), "busy") == 0)
+				m->state = GW_AGENT_BUSY;
+			else
+				return false;
+			return true;
+		case GW_OP_AUTOCOMPLETE_ANSWER:
+			if (strcmp(name, "request") == 0)
+				return get_uuid(v, &m->request);
+			return get_items(v, m);
 		case GW_OP_NONE:
 			break;
 	}
+	return false;
+}
+
+static size_t
+count_names(const char *const *names, size_t max)
+{
+	size_t		n = 0;
+
+	while (n < max && names[n] != NULL)
+		n++;
+	return n;
+}
+
+static bool
+is_member_of(const op_spec *spec, const char *key)
+{
+	size_t		i;
+
+	if (strcmp(key, "op") == 0)
+		return true;
+	for (i = 0; i < count_names(spec->fields, 4); i++)
+		if (strcmp(key, spec->fields[i]) == 0)
+			return true;
+	for (i = 0; i < count_names(spec->optional, 2); i++)
+		if (strcmp(key, spec->optional[i]) == 0)
+			return true;
 	return false;
 }
 
@@ -171,8 +229,7 @@ gw_protocol_parse(const char *buf, size_t len, gw_msg *m)
 	gw_parse_status status = GW_PARSE_OK;
 	const char *key;
 	json_t	   *value;
-	size_t		i,
-				nfields = 0;
+	size_t		i;
 
 	memset(m, 0, sizeof(*m));
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -197,23 +254,17 @@ gw_protocol_parse(const char *buf, size_t len, gw_msg *m)
 	}
 	if (status == GW_PARSE_OK)
 	{
-		while (nfields < 4 && spec->fields[nfields] != NULL)
-			nfields++;
 		/* unknown members first: they say more about the client than a bad value */
 		json_object_foreach(root, key, value)
 		{
-			bool		known = strcmp(key, "op") == 0;
-
-			for (i = 0; i < nfields && !known; i++)
-				known = strcmp(key, spec->fields[i]) == 0;
-			if (!known)
+			if (!is_member_of(spec, key))
 			{
 				status = GW_PARSE_UNKNOWN_FIELD;
 				break;
 			}
 		}
 	}
-	for (i = 0; status == GW_PARSE_OK && i < nfields; i++)
+	for (i = 0; status == GW_PARSE_OK && i < count_names(spec->fields, 4); i++)
 	{
 		value = json_object_get(root, spec->fields[i]);
 		if (value == NULL)
@@ -221,14 +272,28 @@ gw_protocol_parse(const char *buf, size_t len, gw_msg *m)
 		else if (!get_field(spec, spec->fields[i], value, m))
 			status = GW_PARSE_BAD_FIELD;
 	}
+	for (i = 0; status == GW_PARSE_OK && i < count_names(spec->optional, 2); i++)
+	{
+		value = json_object_get(root, spec->optional[i]);
+		if (value != NULL && !get_field(spec, spec->optional[i], value, m))
+			status = GW_PARSE_BAD_FIELD;
+	}
 	json_decref(root);
 	if (status != GW_PARSE_OK)
 	{
+		gw_msg_clear(m);
 		memset(m, 0, sizeof(*m));
 		return status;
 	}
 	m->op = spec->op;
 	return GW_PARSE_OK;
+}
+
+void
+gw_msg_clear(gw_msg *m)
+{
+	free(m->items);
+	m->items = NULL;
 }
 
 static int
@@ -264,19 +329,6 @@ int
 gw_encode_heartbeat_ack(char *out, size_t size)
 {
 	return fits(snprintf(out, size, "{\"op\":\"heartbeat_ack\"}"), size);
-}
-
-int
-gw_encode_autocomplete_result(char *out, size_t size, const char *ref)
-{
-	json_t	   *msg = json_pack("{s:s, s:s, s:[]}", "op", "autocomplete_result", "ref", ref, "items");
-	size_t		n;
-
-	if (msg == NULL)
-		return -1;
-	n = json_dumpb(msg, out, size, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(msg);
-	return n == 0 || n >= size ? -1 : (int) n;
 }
 
 int

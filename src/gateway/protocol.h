@@ -22,6 +22,7 @@
 #define GW_REF_MAX 128			/* autocomplete ref: 1 .. 128 bytes */
 #define GW_QUERY_MAX 1024		/* autocomplete query: 0 .. 1024 bytes */
 #define GW_EVENT_MAX INT64_C(9007199254740991)	/* ack event: 0 .. 2^53 - 1 */
+#define GW_ITEMS_MAX 50			/* autocomplete_answer items: 0 .. 50 objects */
 
 typedef enum gw_op
 {
@@ -33,8 +34,16 @@ typedef enum gw_op
 	GW_OP_IDLE,
 	GW_OP_TYPING,
 	GW_OP_ACK,
-	GW_OP_AUTOCOMPLETE
+	GW_OP_AUTOCOMPLETE,
+	GW_OP_AUTOCOMPLETE_ANSWER
 } gw_op;
+
+/* An agent's state in its heartbeat (the codes of signal.h's agent state). */
+typedef enum gw_agent_state
+{
+	GW_AGENT_ONLINE = 0,
+	GW_AGENT_BUSY
+} gw_agent_state;
 
 typedef struct gw_msg
 {
@@ -44,10 +53,15 @@ typedef struct gw_msg
 	bool		has_thread;		/* focus (false: null), typing (always true) */
 	bothy_uuid	thread;
 	bool		idle;			/* idle */
+	bool		has_state;		/* heartbeat: state given (agents only) */
+	gw_agent_state state;		/* heartbeat */
 	int64_t		event;			/* ack */
 	bothy_uuid	agent;			/* autocomplete */
 	char		ref[GW_REF_MAX + 1];	/* autocomplete, NUL-terminated */
 	char		query[GW_QUERY_MAX + 1];	/* autocomplete, NUL-terminated */
+	bothy_uuid	request;		/* autocomplete_answer */
+	char	   *items;			/* autocomplete_answer: the array, compact JSON,
+								 * malloc'd; gw_msg_clear frees it */
 } gw_msg;
 
 typedef enum gw_parse_status
@@ -62,8 +76,14 @@ typedef enum gw_parse_status
 	GW_PARSE_BAD_FIELD			/* wrong type, form or length */
 } gw_parse_status;
 
-/* Parses one message buf[0..len) (not NUL-terminated). */
+/*
+ * Parses one message buf[0..len) (not NUL-terminated).  On GW_PARSE_OK the
+ * caller owes gw_msg_clear(out); on any other status nothing is held.
+ */
 gw_parse_status gw_protocol_parse(const char *buf, size_t len, gw_msg *out);
+
+/* Frees what a parsed message holds (items). */
+void		gw_msg_clear(gw_msg *m);
 
 /* A constant code for logs ("unknown_op"). */
 const char *gw_parse_status_code(gw_parse_status s);
@@ -80,7 +100,6 @@ int			gw_encode_ready(char *out, size_t size, const bothy_uuid *session,
 							const bothy_uuid *node, int heartbeat_ms,
 							bool agent, int64_t acked);
 int			gw_encode_heartbeat_ack(char *out, size_t size);
-int			gw_encode_autocomplete_result(char *out, size_t size, const char *ref);
 
 /*
  * {"op":"error","request":OP,"code":CODE}: a call the node could not

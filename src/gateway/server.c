@@ -17,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autocomplete.h"
 #include "conn.h"
 #include "log.h"
 #include "node.h"
 #include "pgconn.h"
 #include "presence.h"
+#include "rest.h"
+#include "runs.h"
 #include "route_gateway.h"
 #include "server.h"
 
@@ -252,6 +255,7 @@ begin_stop(void)
 	lws_sul_schedule(gw.context, 0, &gw.sul_deadline, stop_deadline,
 					 (lws_usec_t) gw.opt.stop_timeout_ms * LWS_US_PER_MS);
 	gw_hub_each_conn(&gw.hub, close_going_away, NULL);
+	gw_rest_stop();
 	stop_wait_clients(NULL);
 }
 
@@ -320,11 +324,13 @@ gw_serve(int argc, char **argv)
 	gw_logf(GW_LOG_INFO, "starting",
 			"listen_port=%d database=set keys=set db_pool=%d db_timeout_ms=%d "
 			"identify_timeout_ms=%d heartbeat_ms=%d max_message=%d send_queue=%d send_timeout_ms=%d "
-			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d",
+			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d typing_interval_ms=%d "
+			"run_coalesce_ms=%d agent_window=%d autocomplete_timeout_ms=%d",
 			gw.opt.listen_port, gw.opt.db_pool, gw.opt.db_timeout_ms,
 			gw.opt.identify_timeout_ms, gw.opt.heartbeat_ms, gw.opt.max_message,
 			gw.opt.send_queue, gw.opt.send_timeout_ms, gw.opt.start_timeout_ms,
-			gw.opt.stop_timeout_ms, gw.opt.max_connections);
+			gw.opt.stop_timeout_ms, gw.opt.max_connections, gw.opt.typing_interval_ms,
+			gw.opt.run_coalesce_ms, gw.opt.agent_window, gw.opt.autocomplete_timeout_ms);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
@@ -379,6 +385,8 @@ gw_serve(int argc, char **argv)
 	}
 
 	gw_conn_sweep_stop();
+	gw_runs_stop();
+	gw_autocomplete_stop();
 	/* the pool and listener first: their sockets are wsis of the context */
 	gw_listener_destroy(gw.listener);
 	gw.listener = NULL;

@@ -15,12 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
+#include "autocomplete.h"
 #include "fence.h"
 #include "log.h"
 #include "node.h"
 #include "presence.h"
 #include "session.h"
+#include "stream.h"
 #include "token.h"
+#include "typing.h"
 
 /* Large enough for ready with a resume token of BOTHY_TOKEN_MAX. */
 #define OUT_MAX (BOTHY_TOKEN_MAX + 512)
@@ -69,8 +73,12 @@ gw_session_save_now(gw_conn *c)
 void
 gw_session_tick(gw_conn *c, int64_t now)
 {
-	if (c->state == GW_CS_READY && c->kind == GW_CONN_AGENT && now >= c->renew_at)
-		start_save(c, c->acked, GW_OP_NONE);
+	if (c->state == GW_CS_READY && c->kind == GW_CONN_AGENT)
+	{
+		if (now >= c->renew_at)
+			start_save(c, c->acked, GW_OP_NONE);
+		gw_agents_tick(c);
+	}
 	if (c->quiet_until != 0 && now >= c->quiet_until)
 		quiet(c);
 }
@@ -92,6 +100,11 @@ gw_session_closed(gw_conn *c)
 	{
 		gw_db_cancel(c->call);
 		c->call = NULL;
+	}
+	if (c->kind == GW_CONN_AGENT)
+	{
+		gw_agents_closed(c);
+		gw_stream_closed(c);
 	}
 }
 
@@ -211,6 +224,8 @@ agent_taken(gw_conn *c, int64_t acked)
 		return;
 	arm_renewal(c);
 	gw_fence_consumer(&c->principal, &c->session, c);
+	gw_agents_ready(c);
+	gw_stream_ready(c);
 	if (c->save_at_ready)
 	{
 		/* taken by another while this take ran: which is newer, the save says */
@@ -409,25 +424,73 @@ start_save(gw_conn *c, int64_t acked, gw_op op)
 		send_error(c, op, GW_DB_ERROR);
 }
 
-static void
-on_autocomplete(gw_conn *c, const gw_msg *m)
+/* Which kind of connection may send op (heartbeat: any; a state: agents only). */
+static bool
+op_allowed(const gw_conn *c, const gw_msg *m)
 {
-	char		out[GW_REF_MAX * 6 + 128];
+	switch (m->op)
+	{
+		case GW_OP_HEARTBEAT:
+			return !m->has_state || c->kind == GW_CONN_AGENT;
+		case GW_OP_FOCUS:
+		case GW_OP_IDLE:
+		case GW_OP_TYPING:
+		case GW_OP_AUTOCOMPLETE:
+			return c->kind == GW_CONN_PERSON;
+		case GW_OP_ACK:
+		case GW_OP_AUTOCOMPLETE_ANSWER:
+			return c->kind == GW_CONN_AGENT;
+		case GW_OP_IDENTIFY:
+		case GW_OP_RESUME:
+		case GW_OP_NONE:
+			break;
+	}
+	return false;
+}
+
+/* One op of a ready connection, allowed for its kind. */
+static void
+on_op(gw_conn *c, const gw_msg *m)
+{
+	char		out[64];
 	int			n;
 
-	/*
-	 * D-M7-17-5: without a connection of the agent on this node the request
-	 * ends at once with an empty result.  Forwarding to a local agent
-	 * consumer arrives with the agent events (issue 5); until then every
-	 * request ends this way.
-	 */
-	n = gw_encode_autocomplete_result(out, sizeof(out), m->ref);
-	if (n < 0)
+	if (c->kind == GW_CONN_AGENT)
+		gw_agents_message(c, m);	/* every message is a heartbeat of the agent */
+	switch (m->op)
 	{
-		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
-		return;
+		case GW_OP_HEARTBEAT:
+			n = gw_encode_heartbeat_ack(out, sizeof(out));
+			if (n > 0)
+				gw_conn_send(c, out, (size_t) n);
+			return;
+		case GW_OP_FOCUS:
+			c->has_focus = m->has_thread;
+			c->focus = m->thread;
+			gw_presence_changed(c);
+			return;
+		case GW_OP_IDLE:
+			c->idle = m->idle;
+			gw_presence_changed(c);
+			return;
+		case GW_OP_TYPING:
+			gw_typing_op(c, &m->thread);
+			return;
+		case GW_OP_AUTOCOMPLETE:
+			gw_autocomplete_request(c, m);
+			return;
+		case GW_OP_AUTOCOMPLETE_ANSWER:
+			gw_autocomplete_answer(c, m);
+			return;
+		case GW_OP_ACK:
+			start_save(c, m->event, GW_OP_ACK);
+			gw_stream_acked(c);
+			return;
+		case GW_OP_IDENTIFY:
+		case GW_OP_RESUME:
+		case GW_OP_NONE:
+			return;
 	}
-	gw_conn_send(c, out, (size_t) n);
 }
 
 void
@@ -435,12 +498,10 @@ gw_session_message(gw_conn *c, const char *msg, size_t len)
 {
 	gw_msg	   *m;
 	gw_parse_status st;
-	char		out[64];
-	int			n;
 
 	if (c->state == GW_CS_CLOSING)
 		return;
-	/* about 2.2 kB: off the stack of a callback deep inside lws */
+	/* a few kB: off the stack of a callback deep inside lws */
 	m = malloc(sizeof(*m));
 	if (m == NULL)
 	{
@@ -465,60 +526,23 @@ gw_session_message(gw_conn *c, const char *msg, size_t len)
 		}
 		else
 			on_identify(c, m);
-		free(m);
-		return;
 	}
-	if (c->state != GW_CS_READY)
+	else if (c->state != GW_CS_READY)
 	{
 		gw_log(GW_LOG_INFO, "client closed: op before ready");
 		gw_conn_close(c, GW_CLOSE_MALFORMED, "identify first");
-		free(m);
-		return;
 	}
-	arm_heartbeat_deadline(c);
-	switch (m->op)
+	else if (!op_allowed(c, m))
 	{
-		case GW_OP_HEARTBEAT:
-			n = gw_encode_heartbeat_ack(out, sizeof(out));
-			if (n > 0)
-				gw_conn_send(c, out, (size_t) n);
-			break;
-		case GW_OP_FOCUS:
-		case GW_OP_IDLE:
-		case GW_OP_TYPING:
-		case GW_OP_AUTOCOMPLETE:
-			if (c->kind != GW_CONN_PERSON)
-			{
-				gw_conn_close(c, GW_CLOSE_MALFORMED, "op is for persons");
-				break;
-			}
-			if (m->op == GW_OP_FOCUS)
-			{
-				c->has_focus = m->has_thread;
-				c->focus = m->thread;
-				gw_presence_changed(c);
-			}
-			else if (m->op == GW_OP_IDLE)
-			{
-				c->idle = m->idle;
-				gw_presence_changed(c);
-			}
-			else if (m->op == GW_OP_AUTOCOMPLETE)
-				on_autocomplete(c, m);
-			/* typing: delivered by the cross-node hub of issue 5 */
-			break;
-		case GW_OP_ACK:
-			if (c->kind != GW_CONN_AGENT)
-			{
-				gw_conn_close(c, GW_CLOSE_MALFORMED, "op is for agents");
-				break;
-			}
-			start_save(c, m->event, GW_OP_ACK);
-			break;
-		case GW_OP_IDENTIFY:
-		case GW_OP_RESUME:
-		case GW_OP_NONE:
-			break;
+		gw_log(GW_LOG_INFO, "client closed: op not for this kind of connection");
+		gw_conn_close(c, GW_CLOSE_MALFORMED,
+					  c->kind == GW_CONN_AGENT ? "op is for persons" : "op is for agents");
 	}
+	else
+	{
+		arm_heartbeat_deadline(c);
+		on_op(c, m);
+	}
+	gw_msg_clear(m);
 	free(m);
 }

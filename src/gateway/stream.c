@@ -1,0 +1,177 @@
+/*
+ * stream.c
+ *		Delivering an agent's events to its consumer (see stream.h).
+ *
+ * One read in flight per connection; a signal that arrives meanwhile only
+ * raises `latest`, and the read's end reads again.  A read that returns
+ * fewer rows than asked has seen everything that exists, so `latest` drops
+ * to what was delivered: that also stops a fenced connection (which reads
+ * nothing) from reading in a loop until its next save closes it.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "db.h"
+#include "deliver.h"
+#include "hub.h"
+#include "log.h"
+#include "metrics.h"
+#include "node.h"
+#include "stream.h"
+
+#define READ_MAX 1000			/* bothy.agent_events_after's max_events */
+
+static const char sql_events[] =
+"SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "
+"FROM bothy.agent_events_after($1::uuid, $2::uuid, $3::bigint, $4::integer)";
+
+static void read_more(gw_conn *c);
+
+static bool
+is_consumer(const gw_conn *c)
+{
+	return c->kind == GW_CONN_AGENT && c->state == GW_CS_READY;
+}
+
+static int64_t
+room(const gw_conn *c)
+{
+	int64_t		in_flight = c->sent - c->acked;
+
+	return in_flight >= gw.opt.agent_window ? 0 : gw.opt.agent_window - in_flight;
+}
+
+static void
+read_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_conn    *c = arg;
+	int			i,
+				rows;
+	int			asked = (int) (room(c) < READ_MAX ? room(c) : READ_MAX);
+
+	c->fetch = NULL;
+	if (!is_consumer(c))
+		return;
+	if (result != GW_DB_OK)
+	{
+		/* the next signal, ack or reconciliation reads again */
+		gw_stats.agent_event_read_failures++;
+		return;
+	}
+	rows = PQntuples(res);
+	for (i = 0; i < rows; i++)
+	{
+		long		id,
+					created;
+		gw_text		ev;
+
+		if (!gw_parse_int(PQgetvalue(res, i, 0), 1, INT64_C(9007199254740991), &id) ||
+			!gw_parse_int(PQgetvalue(res, i, 3), LONG_MIN / 2, LONG_MAX / 2, &created) ||
+			id <= c->sent)
+		{
+			gw_log(GW_LOG_ERROR, "agent events answer not understood");
+			return;
+		}
+		if (!gw_event_agent_event(&ev, id, PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), created))
+		{
+			gw_log(GW_LOG_ERROR, "agent event could not be encoded");
+			return;
+		}
+		gw_deliver_to_conn(GW_EV_AGENT_EVENT, &ev, c);
+		gw_text_free(&ev);
+		c->sent = id;
+		if (c->state != GW_CS_READY)
+			return;				/* the queue overflowed: closing */
+	}
+	/* fewer than asked: everything that exists was read */
+	if (rows < asked && !c->refetch && c->latest > c->sent)
+		c->latest = c->sent;
+	c->refetch = false;
+	read_more(c);
+}
+
+static void
+read_more(gw_conn *c)
+{
+	char		agent[BOTHY_UUID_STRLEN + 1],
+				session[BOTHY_UUID_STRLEN + 1],
+				after[24],
+				max[16];
+	const char *params[4] = {agent, session, after, max};
+	int64_t		n = room(c);
+
+	if (c->fetch != NULL)
+	{
+		c->refetch = true;
+		return;
+	}
+	if (!is_consumer(c) || c->latest <= c->sent || n == 0)
+		return;
+	bothy_uuid_format(&c->principal, agent);
+	bothy_uuid_format(&c->session, session);
+	snprintf(after, sizeof(after), "%lld", (long long) c->sent);
+	snprintf(max, sizeof(max), "%lld", (long long) (n < READ_MAX ? n : READ_MAX));
+	c->fetch = gw_db_submit(gw.db, sql_events, 4, params, read_done, c);
+}
+
+void
+gw_stream_ready(gw_conn *c)
+{
+	c->sent = c->acked;
+	c->latest = INT64_MAX;		/* a backlog may wait */
+	read_more(c);
+}
+
+void
+gw_stream_acked(gw_conn *c)
+{
+	read_more(c);
+}
+
+static void
+visit_signal(gw_conn *c, void *arg)
+{
+	int64_t		event = *(const int64_t *) arg;
+
+	if (!is_consumer(c))
+		return;
+	/* INT64_MAX (unknown) stays: the read in flight or due finds the end */
+	if (c->latest != INT64_MAX && event > c->latest)
+		c->latest = event;
+	if (event > c->sent)
+		read_more(c);
+}
+
+void
+gw_stream_signal(const bothy_signal *sig)
+{
+	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, &sig->agent, visit_signal, (void *) &sig->event);
+}
+
+static void
+visit_reconcile(gw_conn *c, void *arg)
+{
+	(void) arg;
+	if (!is_consumer(c))
+		return;
+	c->latest = INT64_MAX;
+	read_more(c);
+}
+
+void
+gw_stream_reconcile(void)
+{
+	gw_hub_each_conn(&gw.hub, visit_reconcile, NULL);
+}
+
+void
+gw_stream_closed(gw_conn *c)
+{
+	if (c->fetch != NULL)
+	{
+		gw_db_cancel(c->fetch);
+		c->fetch = NULL;
+	}
+}

@@ -1,0 +1,166 @@
+/*
+ * typing.c
+ *		Typing indicators across nodes (see typing.h).
+ *
+ * The sender is found again by gateway session and bind ID when the
+ * audience answers, never kept by pointer: the connection may have closed
+ * (or been replaced) while the database was asked.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "audience.h"
+#include "deliver.h"
+#include "log.h"
+#include "metrics.h"
+#include "node.h"
+#include "protocol.h"
+#include "publish.h"
+#include "typing.h"
+
+typedef struct typing
+{
+	bothy_uuid	thread;
+	bothy_uuid	principal;
+	bool		local;			/* from an op here, not from a signal */
+	bothy_uuid	session;		/* local: the sender's session and bind */
+	bothy_uuid	bind;
+} typing;
+
+typedef struct find_sender
+{
+	const typing *t;
+	gw_conn    *found;
+} find_sender;
+
+static void
+visit_sender(gw_conn *c, void *arg)
+{
+	find_sender *f = arg;
+
+	if (c->state == GW_CS_READY && bothy_uuid_compare(&c->bind, &f->t->bind) == 0)
+		f->found = c;
+}
+
+/* The sending connection, if it is still here and ready. */
+static gw_conn *
+sender_of(const typing *t)
+{
+	find_sender f = {t, NULL};
+
+	gw_hub_each(&gw.hub, GW_HUB_SESSION, &t->session, visit_sender, &f);
+	return f.found;
+}
+
+static bool
+contains(const bothy_uuid *ids, size_t n, const bothy_uuid *id)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		if (bothy_uuid_compare(&ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+static void
+reject(gw_conn *sender)
+{
+	char		out[128];
+	int			n = gw_encode_error(out, sizeof(out), GW_OP_TYPING, "rejected");
+
+	if (sender != NULL && n > 0)
+		gw_conn_send(sender, out, (size_t) n);
+}
+
+static void
+admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons, size_t n)
+{
+	typing	   *t = arg;
+	gw_conn    *sender = t->local ? sender_of(t) : NULL;
+	gw_text		ev;
+
+	if (!ok)
+	{
+		free(t);
+		return;
+	}
+	if (t->local && !contains(persons, n, &t->principal))
+	{
+		gw_stats.typing_rejected++;
+		reject(sender);
+		free(t);
+		return;
+	}
+	if (gw_event_typing(&ev, &t->thread, place, &t->principal,
+						gw_now_ms() + gw.cluster.typing_ttl))
+	{
+		gw_deliver_to_persons(GW_EV_TYPING, &ev, persons, n, sender);
+		gw_text_free(&ev);
+	}
+	if (t->local)
+	{
+		bothy_signal sig;
+
+		memset(&sig, 0, sizeof(sig));
+		sig.kind = BOTHY_KIND_GATEWAY_TYPING;
+		sig.thread = t->thread;
+		sig.principal = t->principal;
+		gw_publish(&sig);
+	}
+	free(t);
+}
+
+static void
+ask(typing *t)
+{
+	bothy_uuid *persons;
+	size_t		n;
+
+	if (!gw_local_persons(&persons, &n))
+	{
+		free(t);
+		return;
+	}
+	/* a signal for a node with nobody to tell costs no database call */
+	if (n == 0 || gw_audience_ask(&t->thread, persons, n, admitted, t) == NULL)
+		free(t);
+	free(persons);
+}
+
+void
+gw_typing_op(gw_conn *c, const bothy_uuid *thread)
+{
+	int64_t		now = gw_mono_ms();
+	typing	   *t;
+
+	if (bothy_uuid_compare(&c->typing_thread, thread) == 0 &&
+		now - c->typing_at < gw.opt.typing_interval_ms)
+	{
+		gw_stats.typing_dropped++;
+		return;
+	}
+	c->typing_thread = *thread;
+	c->typing_at = now;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return;
+	t->thread = *thread;
+	t->principal = c->principal;
+	t->local = true;
+	t->session = c->session;
+	t->bind = c->bind;
+	ask(t);
+}
+
+void
+gw_typing_signal(const bothy_signal *sig)
+{
+	typing	   *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return;
+	t->thread = sig->thread;
+	t->principal = sig->principal;
+	ask(t);
+}
