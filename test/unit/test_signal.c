@@ -98,15 +98,9 @@ build_example(const signal_example *ex, bothy_signal *sig)
 static bothy_decode_status
 decode_exact(const char *payload, size_t len, bothy_signal *out, bothy_decode_error *err)
 {
-	char	   *copy = malloc(len > 0 ? len : 1);
+	char	   *copy = unit_exact_copy(payload, len);
 	bothy_decode_status status;
 
-	if (copy == NULL)
-	{
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	memcpy(copy, payload, len);
 	status = bothy_signal_decode(len > 0 ? copy : NULL, len, out, err);
 	free(copy);
 	return status;

@@ -11,6 +11,8 @@
 #define BOTHY_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int	unit_run;
 static int	unit_failed;
@@ -37,6 +39,38 @@ static void
 unit_diag(const char *text)
 {
 	printf("# %s\n", text);
+}
+
+/*
+ * One case of a table folded into a single check: a failing case is named
+ * in a diagnostic, so the check's "not ok" says which.  Returns pass.
+ */
+static inline int
+unit_case(int pass, const char *name)
+{
+	if (!pass)
+		printf("#   case failed: %s\n", name);
+	return pass;
+}
+
+/*
+ * A heap copy of exactly len bytes, so that AddressSanitizer reports a read
+ * past len by the code under test (a stack or literal buffer would hide it).
+ * Exits when out of memory; free() it.
+ */
+static inline char *
+unit_exact_copy(const void *data, size_t len)
+{
+	char	   *copy = malloc(len > 0 ? len : 1);
+
+	if (copy == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	if (len > 0)
+		memcpy(copy, data, len);
+	return copy;
 }
 
 /* Print the plan; the exit status of main. */

@@ -1,0 +1,644 @@
+/*
+ * test_config.c
+ *		Unit tests of src/gateway/config.c: the strict integer and listen
+ *		address parsers, the `serve` options over the environment, and the
+ *		cluster settings of bothy.settings() with their cross-rule.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "unit.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_ARGS 32
+
+static char desc[512];
+
+static const char *
+described(const char *what, const char *name)
+{
+	snprintf(desc, sizeof(desc), "%s: %s", what, name);
+	return desc;
+}
+
+/* --- gw_parse_int -------------------------------------------------------- */
+
+/* True when s parses within min..max to want. */
+static bool
+int_is(const char *s, long min, long max, long want)
+{
+	long		v = ~want;		/* anything but want */
+
+	return gw_parse_int(s, min, max, &v) && v == want;
+}
+
+/* True when s is refused and *out is left alone. */
+static bool
+int_refused(const char *s, long min, long max)
+{
+	long		v = 4242;
+
+	return !gw_parse_int(s, min, max, &v) && v == 4242;
+}
+
+static void
+test_parse_int(void)
+{
+	static const char *const refused[] = {
+		"", " 1", "1 ", "+1", "--1", "-", "1e3", "0x10", "12a", "1.0", "1,000",
+		"\t1", "1\n", "\xd9\xa1",
+	};
+	size_t		i;
+	bool		pass = true;
+
+	UNIT_OK(int_is("0", 0, 10, 0) && int_is("10", 0, 10, 10) && int_is("7", 0, 10, 7),
+			"parse_int: digits within the range");
+	for (i = 0; i < N_ELEMS(refused); i++)
+		pass = pass && int_refused(refused[i], -100, 100);
+	UNIT_OK(pass, "parse_int: empty, blanks, signs, exponents, hex and non-digits refused, out untouched");
+	UNIT_OK(int_refused(NULL, 0, 10), "parse_int: NULL refused");
+	UNIT_OK(int_is("-0", -5, 5, 0), "parse_int: \"-0\" is 0 where negatives are allowed");
+	UNIT_OK(int_refused("-0", 0, 5), "parse_int: \"-0\" refused where min is not negative");
+	UNIT_OK(int_refused("-1", 0, 5), "parse_int: a negative refused where min is 0");
+	UNIT_OK(int_is("-5", -5, 5, -5) && int_refused("-6", -5, 5),
+			"parse_int: negative edge of the range");
+	UNIT_OK(int_is("100", 1, 100, 100) && int_refused("101", 1, 100) &&
+			int_is("1", 1, 100, 1) && int_refused("0", 1, 100),
+			"parse_int: both ends inclusive, one past refused");
+	UNIT_OK(int_is("007", 0, 10, 7) && int_is("0000000000000000000000000001", 0, 10, 1),
+			"parse_int: leading zeros are digits (no octal, no overflow on zeros)");
+	UNIT_OK(int_is("9223372036854775807", 0, LONG_MAX, LONG_MAX),
+			"parse_int: LONG_MAX parses");
+	UNIT_OK(int_refused("9223372036854775808", 0, LONG_MAX) &&
+			int_refused("99999999999999999999999", 0, LONG_MAX),
+			"parse_int: above LONG_MAX refused, not wrapped");
+	UNIT_OK(int_is("-9223372036854775807", LONG_MIN, 0, -LONG_MAX),
+			"parse_int: -LONG_MAX parses");
+	UNIT_OK(int_refused("4294967296", 0, 65535), "parse_int: a value that wraps an int is refused");
+}
+
+/* --- gw_parse_listen ----------------------------------------------------- */
+
+static bool
+listen_is(const char *s, const char *host, int port)
+{
+	char		h[256];
+	int			p = -1;
+
+	memset(h, '#', sizeof(h));
+	return gw_parse_listen(s, h, sizeof(h), &p) && strcmp(h, host) == 0 && p == port;
+}
+
+static bool
+listen_refused(const char *s)
+{
+	char		h[256] = "untouched";
+	int			p = 4242;
+
+	return !gw_parse_listen(s, h, sizeof(h), &p) && p == 4242 && strcmp(h, "untouched") == 0;
+}
+
+static void
+test_parse_listen(void)
+{
+	static const char *const bad[] = {
+		"localhost", "localhost:", "localhost:0", "localhost:65536", "localhost:+80",
+		"localhost:80 ", "localhost: 80", "local host:80", "::1:80", "[::1:80", "[::1]80",
+		"[]:80", "[:80", "x[::1]:80", "", ":", "[::1]:", ":-1", ":http",
+	};
+	char		longhost[300];
+	char		h[256];
+	int			p = 0;
+	size_t		i;
+	bool		pass = true;
+
+	UNIT_OK(listen_is("127.0.0.1:8080", "127.0.0.1", 8080), "listen: IPv4:port");
+	UNIT_OK(listen_is("gw.example:1", "gw.example", 1), "listen: name and port 1");
+	UNIT_OK(listen_is(":65535", "", 65535), "listen: \":PORT\" is every address, port 65535");
+	UNIT_OK(listen_is("[::1]:443", "::1", 443), "listen: [v6]:port without the brackets");
+	UNIT_OK(listen_is("[2001:db8::7]:9000", "2001:db8::7", 9000), "listen: a longer [v6]:port");
+	UNIT_OK(listen_is("[a]:80", "a", 80), "listen: the shortest bracketed host");
+	for (i = 0; i < N_ELEMS(bad); i++)
+		pass = unit_case(listen_refused(bad[i]), bad[i]) && pass;
+	UNIT_OK(pass, "listen: no port, bad ports, blanks, bare IPv6, broken brackets refused, output untouched");
+	UNIT_OK(listen_refused(NULL), "listen: NULL refused");
+
+	/* The host buffer: 255 bytes and a NUL fit in 256, 256 bytes do not. */
+	memset(longhost, 'h', 255);
+	strcpy(longhost + 255, ":80");
+	UNIT_OK(gw_parse_listen(longhost, h, sizeof(h), &p) && strlen(h) == 255 && p == 80,
+			"listen: a host of 255 bytes fits a buffer of 256");
+	memset(longhost, 'h', 256);
+	strcpy(longhost + 256, ":80");
+	UNIT_OK(!gw_parse_listen(longhost, h, sizeof(h), &p), "listen: a host of 256 bytes does not");
+	UNIT_OK(!gw_parse_listen("[::1]:80", h, 3, &p) && gw_parse_listen("[::1]:80", h, 4, &p),
+			"listen: the brackets do not count against the host buffer");
+}
+
+/* --- gw_options_parse ---------------------------------------------------- */
+
+/* One run of the option parser over a fresh copy of args. */
+typedef struct run_result
+{
+	int			rc;
+	gw_options	o;
+	char		err[256];
+	char	   *out;			/* what --help printed */
+} run_result;
+
+static char *argv_store[MAX_ARGS + 1];
+
+static void
+free_argv(void)
+{
+	size_t		i;
+
+	for (i = 0; argv_store[i] != NULL; i++)
+	{
+		free(argv_store[i]);
+		argv_store[i] = NULL;
+	}
+}
+
+/*
+ * Parses "serve" + args (NULL-terminated) from defaults.  o.database and
+ * o.keys may point into argv_store, which stays valid until the next run.
+ */
+static run_result *
+run(const char *const *args)
+{
+	static run_result r;
+	size_t		size = 0;
+	FILE	   *out;
+	int			argc = 0;
+
+	free_argv();
+	free(r.out);
+	memset(&r, 0, sizeof(r));
+	argv_store[argc++] = strdup("serve");
+	for (; *args != NULL && argc < MAX_ARGS; args++)
+		argv_store[argc++] = strdup(*args);
+	argv_store[argc] = NULL;
+	gw_options_defaults(&r.o);
+	out = open_memstream(&r.out, &size);
+	if (out == NULL)
+	{
+		fprintf(stderr, "open_memstream failed\n");
+		exit(2);
+	}
+	r.rc = gw_options_parse(&r.o, argc, argv_store, r.err, sizeof(r.err), out);
+	fclose(out);
+	return &r;
+}
+
+#define RUN(...) run((const char *const[]) {__VA_ARGS__, NULL})
+#define REQ "--listen", ":8080", "--database", "dbname=x", "--keys", "/k"
+
+/* The run refused with exactly msg. */
+static bool
+refused_with(const run_result *r, const char *msg)
+{
+	return r->rc == -1 && strcmp(r->err, msg) == 0;
+}
+
+#define NEED_LISTEN "--listen (or BOTHY_LISTEN) is required"
+#define NEED_DATABASE "--database (or BOTHY_DATABASE) is required"
+#define NEED_KEYS "--keys (or BOTHY_KEYS) is required"
+#define BAD_LISTEN "--listen must be ADDR:PORT with a port from 1 to 65535"
+
+static void
+clear_env(void)
+{
+	unsetenv("BOTHY_LISTEN");
+	unsetenv("BOTHY_DATABASE");
+	unsetenv("BOTHY_KEYS");
+}
+
+static void
+test_defaults(void)
+{
+	run_result *r = RUN(REQ);
+
+	UNIT_OK(r->rc == 0 && r->err[0] == '\0' && r->out[0] == '\0',
+			"options: the three required flags run, no error, nothing printed");
+	UNIT_OK(strcmp(r->o.listen_host, "") == 0 && r->o.listen_port == 8080 &&
+			strcmp(r->o.database, "dbname=x") == 0 && strcmp(r->o.keys, "/k") == 0,
+			"options: listen, database and keys taken from the flags");
+	UNIT_OK(r->o.db_pool == 2 && r->o.db_timeout_ms == 5000 && r->o.identify_timeout_ms == 10000 &&
+			r->o.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
+			r->o.send_timeout_ms == 10000 && r->o.start_timeout_ms == 30000 &&
+			r->o.stop_timeout_ms == 5000 && r->o.max_connections == 100000 &&
+			r->o.log_level == GW_LOG_INFO,
+			"options: every default as the usage text states it");
+	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
+	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "::") == 0 && r->o.listen_port == 1 &&
+			strcmp(r->o.database, "dbname=y") == 0 && strcmp(r->o.keys, "/k2") == 0,
+			"options: --name=value form, any order");
+}
+
+typedef struct int_option
+{
+	const char *flag;
+	long		min;
+	long		max;
+	size_t		offset;
+} int_option;
+
+#define OPT(f, lo, hi, field) {f, lo, hi, offsetof(gw_options, field)}
+
+static void
+test_int_options(void)
+{
+	static const int_option opts[] = {
+		OPT("--db-pool", 1, 16, db_pool),
+		OPT("--db-timeout", 100, 600000, db_timeout_ms),
+		OPT("--identify-timeout", 100, 600000, identify_timeout_ms),
+		OPT("--heartbeat", 1000, 600000, heartbeat_ms),
+		OPT("--max-message", 1024, 1048576, max_message),
+		OPT("--send-queue", 1024, 16777216, send_queue),
+		OPT("--send-timeout", 100, 600000, send_timeout_ms),
+		OPT("--start-timeout", 1000, 600000, start_timeout_ms),
+		OPT("--stop-timeout", 100, 600000, stop_timeout_ms),
+		OPT("--max-connections", 1, 1000000, max_connections),
+	};
+	size_t		i;
+
+	for (i = 0; i < N_ELEMS(opts); i++)
+	{
+		const int_option *opt = &opts[i];
+		char		lo[32],
+					hi[32],
+					below[32],
+					above[32],
+					want[128];
+		run_result *r;
+		int			got_lo,
+					got_hi;
+		bool		pass;
+
+		snprintf(lo, sizeof(lo), "%ld", opt->min);
+		snprintf(hi, sizeof(hi), "%ld", opt->max);
+		snprintf(below, sizeof(below), "%ld", opt->min - 1);
+		snprintf(above, sizeof(above), "%ld", opt->max + 1);
+		snprintf(want, sizeof(want), "%s must be an integer from %ld to %ld",
+				 opt->flag, opt->min, opt->max);
+
+		r = RUN(REQ, opt->flag, lo);
+		got_lo = *(int *) ((char *) &r->o + opt->offset);
+		pass = unit_case(r->rc == 0 && got_lo == opt->min, "min accepted");
+		r = RUN(REQ, opt->flag, hi);
+		got_hi = *(int *) ((char *) &r->o + opt->offset);
+		pass = unit_case(r->rc == 0 && got_hi == opt->max, "max accepted") && pass;
+		r = RUN(REQ, opt->flag, below);
+		pass = unit_case(refused_with(r, want), "min - 1 refused") && pass;
+		r = RUN(REQ, opt->flag, above);
+		pass = unit_case(refused_with(r, want), "max + 1 refused") && pass;
+		UNIT_OK(pass, described("min and max accepted, one outside refused naming the range", opt->flag));
+	}
+	UNIT_OK(RUN(REQ, "--db-pool", "4x")->rc == -1 && RUN(REQ, "--db-pool", " 4")->rc == -1 &&
+			RUN(REQ, "--db-pool", "")->rc == -1 && RUN(REQ, "--db-pool", "+4")->rc == -1,
+			"options: numbers are strict (\"4x\", \" 4\", \"\", \"+4\" refused)");
+	UNIT_OK(RUN(REQ, "--db-pool", "3", "--db-pool", "5")->o.db_pool == 5,
+			"options: the last of a repeated flag wins");
+}
+
+static void
+test_log_levels(void)
+{
+	static const struct
+	{
+		const char *name;
+		gw_log_level level;
+	}			levels[] = {
+		{"debug", GW_LOG_DEBUG}, {"info", GW_LOG_INFO}, {"warn", GW_LOG_WARN}, {"error", GW_LOG_ERROR},
+	};
+	static const char *const bad[] = {"INFO", "warning", "", "3", "debug "};
+	size_t		i;
+	bool		pass = true;
+
+	for (i = 0; i < N_ELEMS(levels); i++)
+	{
+		run_result *r = RUN(REQ, "--log-level", levels[i].name);
+
+		pass = unit_case(r->rc == 0 && r->o.log_level == levels[i].level, levels[i].name) && pass;
+	}
+	UNIT_OK(pass, "--log-level: debug, info, warn and error");
+	pass = true;
+	for (i = 0; i < N_ELEMS(bad); i++)
+	{
+		run_result *r = RUN(REQ, "--log-level", bad[i]);
+
+		pass = unit_case(r->rc == -1 &&
+						 strcmp(r->err, "--log-level must be one of debug, info, warn, error") == 0,
+						 bad[i]) && pass;
+	}
+	UNIT_OK(pass, "--log-level: INFO, warning, empty, a number and a trailing blank refused");
+}
+
+static void
+test_help_and_errors(void)
+{
+	run_result *r = RUN("--help");
+
+	UNIT_OK(r->rc == 1 && strcmp(r->out, gw_serve_usage) == 0 && r->err[0] == '\0',
+			"--help returns 1 and prints the usage, even without the required flags");
+	UNIT_OK(strncmp(gw_serve_usage, "usage: bothy-gateway serve", 26) == 0 &&
+			strstr(gw_serve_usage, "--max-connections") != NULL,
+			"the usage text names the command and the options");
+	r = RUN("--db-pool", "0", "--help");
+	UNIT_OK(r->rc == -1 && r->out[0] == '\0', "a bad option before --help is an error, not help");
+
+	UNIT_OK(refused_with(RUN(REQ, "--frobnicate", "1"), "unknown option"),
+			"an unknown long option");
+	UNIT_OK(refused_with(RUN(REQ, "-x"), "unknown option"), "a short option (there are none)");
+	r = RUN("--help=yes");
+	UNIT_OK(r->rc == -1 && r->out[0] == '\0', "--help takes no value");
+
+	/* The message is not checked: see the report on the missing-value case. */
+	r = RUN(REQ, "--db-pool");
+	UNIT_OK(r->rc == -1, "an option without its value is refused");
+	r = RUN("--listen");
+	UNIT_OK(r->rc == -1, "--listen without its value is refused");
+
+	UNIT_OK(refused_with(RUN(REQ, "extra"), "unexpected argument"), "a stray argument at the end");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "stray", "--database", "d", "--keys", "k"),
+						 "unexpected argument"),
+			"a stray argument in the middle stops parsing (no permutation)");
+	r = RUN(REQ, "--", "--db-pool", "3");
+	UNIT_OK(refused_with(r, "unexpected argument") && r->o.db_pool == 2,
+			"options after \"--\" are arguments, and refused");
+
+	UNIT_OK(refused_with(RUN("--database", "d", "--keys", "k"), NEED_LISTEN), "missing --listen");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "--keys", "k"), NEED_DATABASE),
+			"missing --database");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "--database", "d"), NEED_KEYS), "missing --keys");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "--database", "", "--keys", "k"), NEED_DATABASE),
+			"an empty --database is missing");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "--database", "d", "--keys", ""), NEED_KEYS),
+			"an empty --keys is missing");
+	UNIT_OK(refused_with(RUN("--listen", "", "--database", "d", "--keys", "k"), BAD_LISTEN),
+			"an empty --listen is a bad address");
+	UNIT_OK(refused_with(RUN("--listen", "host:0", "--database", "d", "--keys", "k"), BAD_LISTEN),
+			"a bad --listen names the form");
+	UNIT_OK(refused_with(RUN(NULL), NEED_LISTEN), "no arguments at all");
+}
+
+static void
+test_environment(void)
+{
+	run_result *r;
+
+	setenv("BOTHY_LISTEN", "10.0.0.1:7000", 1);
+	setenv("BOTHY_DATABASE", "dbname=env", 1);
+	setenv("BOTHY_KEYS", "/env/keys", 1);
+	r = RUN(NULL);
+	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "10.0.0.1") == 0 && r->o.listen_port == 7000 &&
+			strcmp(r->o.database, "dbname=env") == 0 && strcmp(r->o.keys, "/env/keys") == 0,
+			"env: BOTHY_LISTEN, BOTHY_DATABASE and BOTHY_KEYS stand for the flags");
+	r = RUN("--listen", ":9", "--database", "dbname=flag", "--keys", "/flag");
+	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "") == 0 && r->o.listen_port == 9 &&
+			strcmp(r->o.database, "dbname=flag") == 0 && strcmp(r->o.keys, "/flag") == 0,
+			"env: each flag overrides its variable");
+	r = RUN("--keys", "/flag");
+	UNIT_OK(r->rc == 0 && r->o.listen_port == 7000 && strcmp(r->o.database, "dbname=env") == 0 &&
+			strcmp(r->o.keys, "/flag") == 0, "env: one flag overrides only its own variable");
+
+	setenv("BOTHY_LISTEN", "not an address", 1);
+	UNIT_OK(refused_with(RUN(NULL), BAD_LISTEN), "env: a bad BOTHY_LISTEN is refused");
+	r = RUN("--listen", ":9");
+	UNIT_OK(r->rc == 0 && r->o.listen_port == 9, "env: --listen replaces a bad BOTHY_LISTEN unparsed");
+
+	setenv("BOTHY_LISTEN", "", 1);
+	setenv("BOTHY_DATABASE", "", 1);
+	setenv("BOTHY_KEYS", "", 1);
+	UNIT_OK(refused_with(RUN(NULL), NEED_LISTEN), "env: an empty BOTHY_LISTEN is unset");
+	UNIT_OK(refused_with(RUN("--listen", ":1"), NEED_DATABASE),
+			"env: an empty BOTHY_DATABASE is unset");
+	UNIT_OK(refused_with(RUN("--listen", ":1", "--database", "d"), NEED_KEYS),
+			"env: an empty BOTHY_KEYS is unset");
+	clear_env();
+}
+
+/* --- the cluster settings ------------------------------------------------- */
+
+typedef struct setting
+{
+	const char *name;
+	long		min;
+	long		max;
+	size_t		offset;
+} setting;
+
+#define SET(n, lo, hi) {#n, lo, hi, offsetof(gw_cluster, n)}
+/* The ranges of docs/configuration.md, written here independently of config.c. */
+static const setting settings[] = {
+	SET(presence_flush_interval, 100, 60000),
+	SET(presence_ttl, 1000, 600000),
+	SET(typing_ttl, 1000, 60000),
+	SET(agent_presence_timeout, 1000, 3600000),
+	SET(agent_heartbeat_persist_interval, 1000, 600000),
+	SET(listen_reconnect_backoff_cap, 100, 300000),
+	SET(signing_key_cache_ttl, 1000, 3600000),
+	SET(consumer_lease, 3000, 3600000),
+};
+#undef SET
+
+static int64_t
+field(const gw_cluster *c, const setting *s)
+{
+	return *(const int64_t *) ((const char *) c + s->offset);
+}
+
+/* bothy.settings() with the defaults (docs/configuration.md); valid together. */
+static const char *const default_rows[][2] = {
+	{"cluster_mode", "single"},
+	{"presence_flush_interval", "2000"},
+	{"presence_ttl", "10000"},
+	{"typing_ttl", "8000"},
+	{"agent_presence_timeout", "30000"},
+	{"agent_heartbeat_persist_interval", "10000"},
+	{"listen_reconnect_backoff_cap", "5000"},
+	{"signing_key_cache_ttl", "30000"},
+	{"consumer_lease", "30000"},
+};
+
+/* Applies every default row but skip (NULL: all); true when all applied. */
+static bool
+apply_defaults(gw_cluster *c, const char *skip)
+{
+	char		err[256];
+	size_t		i;
+	bool		ok = true;
+
+	gw_cluster_init(c);
+	for (i = 0; i < N_ELEMS(default_rows); i++)
+	{
+		const char *name = default_rows[i][0];
+
+		if (skip != NULL && strcmp(name, skip) == 0)
+			continue;
+		ok = ok && gw_cluster_apply(c, name, default_rows[i][1],
+									strcmp(name, "cluster_mode") == 0 ? NULL : "ms",
+									err, sizeof(err));
+	}
+	return ok;
+}
+
+static void
+test_cluster_settings(void)
+{
+	gw_cluster	c;
+	char		err[256];
+	size_t		i;
+	bool		missing_named = true;
+
+	for (i = 0; i < N_ELEMS(settings); i++)
+	{
+		const setting *s = &settings[i];
+		char		lo[32],
+					hi[32],
+					below[32],
+					above[32],
+					want[160];
+		bool		pass;
+
+		snprintf(lo, sizeof(lo), "%ld", s->min);
+		snprintf(hi, sizeof(hi), "%ld", s->max);
+		snprintf(below, sizeof(below), "%ld", s->min - 1);
+		snprintf(above, sizeof(above), "%ld", s->max + 1);
+		snprintf(want, sizeof(want), "bothy.%s must be from %ld to %ld ms", s->name, s->min, s->max);
+
+		gw_cluster_init(&c);
+		pass = unit_case(gw_cluster_apply(&c, s->name, lo, "ms", err, sizeof(err)) &&
+						 field(&c, s) == s->min && c.seen == (1u << i), "min taken, only its bit seen");
+		pass = unit_case(gw_cluster_apply(&c, s->name, hi, "ms", err, sizeof(err)) &&
+						 field(&c, s) == s->max, "max taken") && pass;
+
+		err[0] = '\0';
+		pass = unit_case(!gw_cluster_apply(&c, s->name, below, "ms", err, sizeof(err)) &&
+						 strcmp(err, want) == 0 && field(&c, s) == s->max,
+						 "min - 1 refused naming the setting, value kept") && pass;
+		err[0] = '\0';
+		pass = unit_case(!gw_cluster_apply(&c, s->name, above, "ms", err, sizeof(err)) &&
+						 strcmp(err, want) == 0 && field(&c, s) == s->max,
+						 "max + 1 refused naming the setting, value kept") && pass;
+
+		gw_cluster_init(&c);
+		pass = unit_case(!gw_cluster_apply(&c, s->name, lo, "s", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, lo, NULL, err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, lo, "", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, lo, "MS", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, NULL, "ms", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, "1e3", "ms", err, sizeof(err)) &&
+						 strcmp(err, want) == 0 && c.seen == 0 && field(&c, s) == 0,
+						 "another unit, no unit and a bad number refused, not seen") && pass;
+		UNIT_OK(pass, described("setting: min and max in ms; outside, another unit or a bad number refused",
+								s->name));
+	}
+
+	gw_cluster_init(&c);
+	UNIT_OK(gw_cluster_apply(&c, "cluster_mode", "multi", NULL, err, sizeof(err)) && c.multi &&
+			gw_cluster_apply(&c, "cluster_mode", "single", NULL, err, sizeof(err)) && !c.multi,
+			"cluster_mode: multi and single");
+	gw_cluster_init(&c);
+	err[0] = '\0';
+	UNIT_OK(!gw_cluster_apply(&c, "cluster_mode", "Multi", NULL, err, sizeof(err)) &&
+			!gw_cluster_apply(&c, "cluster_mode", "", NULL, err, sizeof(err)) &&
+			!gw_cluster_apply(&c, "cluster_mode", NULL, NULL, err, sizeof(err)) &&
+			strcmp(err, "bothy.cluster_mode must be single or multi") == 0 && c.seen == 0,
+			"cluster_mode: another spelling, empty and NULL refused, not seen");
+
+	gw_cluster_init(&c);
+	strcpy(err, "untouched");
+	UNIT_OK(gw_cluster_apply(&c, "future_setting", "abc", "furlongs", err, sizeof(err)) &&
+			gw_cluster_apply(&c, "presence", "1", "ms", err, sizeof(err)) &&
+			c.seen == 0 && strcmp(err, "untouched") == 0,
+			"an unknown name (even a prefix of a known one) is skipped, nothing seen");
+
+	UNIT_OK(apply_defaults(&c, NULL) && gw_cluster_check(&c, err, sizeof(err)),
+			"the shipped defaults apply and pass the check");
+	UNIT_OK(c.presence_flush_interval == 2000 && c.presence_ttl == 10000 && c.typing_ttl == 8000 &&
+			c.agent_presence_timeout == 30000 && c.agent_heartbeat_persist_interval == 10000 &&
+			c.listen_reconnect_backoff_cap == 5000 && c.signing_key_cache_ttl == 30000 &&
+			c.consumer_lease == 30000 && !c.multi,
+			"each row lands in its own field");
+
+	for (i = 0; i < N_ELEMS(default_rows); i++)
+	{
+		char		want[160];
+
+		snprintf(want, sizeof(want), "bothy.settings() returned no bothy.%s", default_rows[i][0]);
+		err[0] = '\0';
+		missing_named = unit_case(apply_defaults(&c, default_rows[i][0]) &&
+								  !gw_cluster_check(&c, err, sizeof(err)) && strcmp(err, want) == 0,
+								  default_rows[i][0]) && missing_named;
+	}
+	UNIT_OK(missing_named, "check: without any one of the nine rows it fails naming that one");
+	gw_cluster_init(&c);
+	UNIT_OK(!gw_cluster_check(&c, err, sizeof(err)) &&
+			strcmp(err, "bothy.settings() returned no bothy.cluster_mode") == 0,
+			"check of nothing names cluster_mode first");
+}
+
+/* Defaults with flush and ttl replaced; the result of the check. */
+static bool
+check_flush_ttl(const char *flush, const char *ttl, char *err, size_t errlen)
+{
+	gw_cluster	c;
+
+	if (!apply_defaults(&c, NULL) ||
+		!gw_cluster_apply(&c, "presence_flush_interval", flush, "ms", err, errlen) ||
+		!gw_cluster_apply(&c, "presence_ttl", ttl, "ms", err, errlen))
+	{
+		snprintf(err, errlen, "apply failed");
+		return false;
+	}
+	return gw_cluster_check(&c, err, errlen);
+}
+
+static void
+test_presence_rule(void)
+{
+	const char *rule = "bothy.presence_ttl must be more than twice bothy.presence_flush_interval";
+	char		err[256];
+
+	UNIT_OK(!check_flush_ttl("1000", "2000", err, sizeof(err)) && strcmp(err, rule) == 0,
+			"presence_ttl exactly twice the flush is refused");
+	UNIT_OK(check_flush_ttl("1000", "2001", err, sizeof(err)),
+			"presence_ttl one ms over twice the flush passes");
+	UNIT_OK(!check_flush_ttl("60000", "120000", err, sizeof(err)) && strcmp(err, rule) == 0 &&
+			check_flush_ttl("60000", "120001", err, sizeof(err)),
+			"the rule's edge at the largest flush interval");
+	UNIT_OK(!check_flush_ttl("1000", "1000", err, sizeof(err)) && strcmp(err, rule) == 0,
+			"presence_ttl below twice the flush is refused");
+	UNIT_OK(check_flush_ttl("100", "1000", err, sizeof(err)),
+			"the smallest ttl with the smallest flush passes");
+	UNIT_OK(!check_flush_ttl("500", "1000", err, sizeof(err)) &&
+			check_flush_ttl("499", "1000", err, sizeof(err)),
+			"the rule's edge at the smallest ttl");
+}
+
+int
+main(void)
+{
+	clear_env();
+	unit_diag("gw_parse_int");
+	test_parse_int();
+	unit_diag("gw_parse_listen");
+	test_parse_listen();
+	unit_diag("gw_options_parse");
+	test_defaults();
+	test_int_options();
+	test_log_levels();
+	test_help_and_errors();
+	test_environment();
+	free_argv();
+	unit_diag("cluster settings");
+	test_cluster_settings();
+	test_presence_rule();
+	return unit_done();
+}
