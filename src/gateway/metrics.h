@@ -43,8 +43,8 @@ typedef enum gw_rest_endpoint
 	GW_REST_ENDPOINT_COUNT
 } gw_rest_endpoint;
 
-#define GW_REST_STATUSES {200, 400, 401, 403, 404, 405, 409, 503}
-#define GW_N_REST_STATUSES 8
+#define GW_REST_STATUSES {200, 400, 401, 403, 409, 503}
+#define GW_N_REST_STATUSES 6
 
 typedef enum gw_db_result
 {

@@ -419,6 +419,7 @@ test_names(void)
 {
 	static const char *const ops[] = {
 		"none", "identify", "resume", "heartbeat", "focus", "idle", "typing", "ack", "autocomplete",
+		"autocomplete_answer",
 	};
 	static const char *const codes[] = {
 		"ok", "not_json", "not_object", "no_op", "unknown_op", "unknown_field", "missing_field",
@@ -427,7 +428,7 @@ test_names(void)
 	bool		pass = true;
 	int			i;
 
-	for (i = 0; i <= GW_OP_AUTOCOMPLETE; i++)
+	for (i = 0; i <= GW_OP_AUTOCOMPLETE_ANSWER; i++)
 		pass = pass && strcmp(gw_op_name((gw_op) i), ops[i]) == 0;
 	UNIT_OK(pass && strcmp(gw_op_name((gw_op) 99), "none") == 0,
 			"op names as clients write them; out of range is none");
@@ -472,17 +473,6 @@ member_int(json_t *obj, const char *name, json_int_t value)
 	json_t	   *v = json_object_get(obj, name);
 
 	return json_is_integer(v) && json_integer_value(v) == value;
-}
-
-/*
- * out[0..n) as a C string: gw_encode_autocomplete_result writes no NUL
- * (json_dumpb), the snprintf encoders do.
- */
-static const char *
-nul_terminated(char *out, int n)
-{
-	out[n] = '\0';
-	return out;
 }
 
 typedef int (*encode_fn) (char *out, size_t size, const void *arg);
@@ -537,12 +527,6 @@ encode_heartbeat_ack(char *out, size_t size, const void *arg)
 {
 	(void) arg;
 	return gw_encode_heartbeat_ack(out, size);
-}
-
-static int
-encode_autocomplete(char *out, size_t size, const void *arg)
-{
-	return gw_encode_autocomplete_result(out, size, arg);
 }
 
 static int
@@ -608,21 +592,8 @@ test_encode_ready(void)
 static void
 test_encode_others(void)
 {
-	static const struct
-	{
-		const char *name;
-		const char *ref;
-	}			refs[] = {
-		{"one letter", "r"},
-		{"quote, backslash and slash", "a\"b\\c/d"},
-		{"newline, tab and control bytes", "line\nbreak\ttab\x01\x1f"},
-		{"markup", "</script>"},
-		{"two-, three- and four-byte UTF-8", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},
-	};
 	char		out[1024];
-	char		big[GW_REF_MAX + 1];
 	json_t	   *obj;
-	size_t		i;
 	int			n;
 	gw_op		op;
 	bool		pass = true;
@@ -631,7 +602,7 @@ test_encode_others(void)
 	UNIT_OK(n == 22 && strcmp(out, "{\"op\":\"heartbeat_ack\"}") == 0, "heartbeat_ack: exactly its text");
 	UNIT_OK(refuses_small(encode_heartbeat_ack, NULL, n), "heartbeat_ack: every too-small buffer is -1");
 
-	for (op = GW_OP_IDENTIFY; op <= GW_OP_AUTOCOMPLETE; op++)
+	for (op = GW_OP_IDENTIFY; op <= GW_OP_AUTOCOMPLETE_ANSWER; op++)
 	{
 		n = gw_encode_error(out, sizeof(out), op, "timeout");
 		obj = load_object(out, n);
@@ -645,45 +616,6 @@ test_encode_others(void)
 	n = gw_encode_error(out, sizeof(out), op, "rejected");
 	UNIT_OK(refuses_small(encode_error_rejected, &op, n), "error: every too-small buffer is -1");
 
-	pass = true;
-	for (i = 0; i < N_ELEMS(refs); i++)
-	{
-		json_t	   *items;
-
-		n = gw_encode_autocomplete_result(out, sizeof(out), refs[i].ref);
-		obj = load_object(out, n);
-		items = json_object_get(obj, "items");
-		pass = unit_case(obj != NULL && json_object_size(obj) == 3 &&
-						 member_is(obj, "op", "autocomplete_result") &&
-						 member_is(obj, "ref", refs[i].ref) &&
-						 json_is_array(items) && json_array_size(items) == 0, refs[i].name) && pass;
-		json_decref(obj);
-	}
-	UNIT_OK(pass, "autocomplete_result: op, the ref back exactly "
-			"(quotes, controls, markup, UTF-8), items []");
-	n = gw_encode_autocomplete_result(out, sizeof(out), "a\"b\\c\n\x01");
-	UNIT_OK(n > 0 && (size_t) n < sizeof(out) &&
-			strstr(nul_terminated(out, n), "\"ref\":\"a\\\"b\\\\c\\n\\u0001\"") != NULL,
-			"autocomplete_result: quote, backslash, newline and U+0001 escaped in the text");
-	UNIT_OK(refuses_small(encode_autocomplete, "a\"b\\c\n\x01", n),
-			"autocomplete_result: every too-small buffer is -1");
-
-	/* The worst ref the parser lets through fits the caller's buffer (session.c). */
-	memset(big, 0, sizeof(big));
-	for (i = 0; i < GW_REF_MAX; i++)
-		big[i] = '\x01';
-	{
-		char		worst[GW_REF_MAX * 6 + 128];
-
-		n = gw_encode_autocomplete_result(worst, sizeof(worst), big);
-		obj = load_object(worst, n);
-		UNIT_OK(obj != NULL && member_is(obj, "ref", big),
-				"autocomplete_result: 128 control bytes (6 bytes each escaped) fit GW_REF_MAX * 6 + 128");
-		json_decref(obj);
-	}
-	UNIT_OK(gw_encode_autocomplete_result(out, sizeof(out), "\xff") == -1 &&
-			gw_encode_autocomplete_result(out, sizeof(out), NULL) == -1,
-			"autocomplete_result: a ref that is not UTF-8, or NULL, is -1");
 }
 
 int
