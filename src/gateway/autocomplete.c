@@ -27,7 +27,7 @@ typedef struct waiting
 	bothy_uuid	request;		/* UUIDv7 of this node */
 	bothy_uuid	person_session;
 	bothy_uuid	person_bind;
-	bothy_uuid	agent_session;
+	bothy_uuid	agent_bind;		/* the consumer it was sent to */
 	char		ref[GW_REF_MAX + 1];
 	lws_sorted_usec_list_t sul; /* the deadline */
 } waiting;
@@ -113,7 +113,7 @@ gw_autocomplete_request(gw_conn *person, const gw_msg *m)
 	gw_new_uuid(&w->request);
 	w->person_session = person->session;
 	w->person_bind = person->bind;
-	w->agent_session = agent->session;
+	w->agent_bind = agent->bind;
 	memcpy(w->ref, m->ref, sizeof(w->ref));
 	if (!gw_event_autocomplete_requested(&ev, &w->request, &person->principal, m->query))
 	{
@@ -141,7 +141,7 @@ gw_autocomplete_answer(gw_conn *agent, const gw_msg *m)
 		if (bothy_uuid_compare(&w->request, &m->request) != 0)
 			continue;
 		/* only the consumer it was sent to answers it */
-		if (bothy_uuid_compare(&w->agent_session, &agent->session) != 0)
+		if (bothy_uuid_compare(&w->agent_bind, &agent->bind) != 0)
 			break;
 		gw_stats.autocomplete_answered++;
 		finish(w, m->items);

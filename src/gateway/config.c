@@ -193,6 +193,40 @@ static const struct option serve_options[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/*
+ * getopt_long takes any unambiguous prefix of a long name ("--data"); an
+ * operator's typo must not silently become another option, so every
+ * option word must spell its name in full.
+ */
+static bool
+exact_names(int argc, char **argv, const struct option *options, char *err, size_t errlen)
+{
+	int			i;
+
+	for (i = 1; i < argc; i++)
+	{
+		const char *word = argv[i];
+		size_t		len;
+		const struct option *o;
+
+		if (strcmp(word, "--") == 0 || strncmp(word, "--", 2) != 0)
+			return true;		/* the options end here */
+		word += 2;
+		len = strcspn(word, "=");
+		for (o = options; o->name != NULL; o++)
+			if (strlen(o->name) == len && strncmp(o->name, word, len) == 0)
+				break;
+		if (o->name == NULL)
+		{
+			snprintf(err, errlen, "unknown option");
+			return false;
+		}
+		if (o->has_arg == required_argument && word[len] != '=')
+			i++;				/* its value, whatever it looks like */
+	}
+	return true;
+}
+
 int
 gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen, FILE *out)
 {
@@ -208,10 +242,16 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 	if (listen != NULL && *listen == '\0')
 		listen = NULL;
 
-	/* "+": stop at the first non-option, which is then refused below */
-	optind = 1;
+	if (!exact_names(argc, argv, serve_options, err, errlen))
+		return -1;
+	/*
+	 * "+": stop at the first non-option, which is then refused below; ":":
+	 * a missing value is ':', not '?'.  optind 0 resets glibc's parser
+	 * completely (1 would keep the state of an earlier parse).
+	 */
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", serve_options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+:", serve_options, NULL)) != -1)
 	{
 		bool		ok = true;
 

@@ -40,6 +40,7 @@ typedef struct gw_conn
 	bool		has_focus;		/* focus op: a thread, or none */
 	bool		resumed;		/* the session came from a resume token */
 	bool		ack_pending;	/* a newer ack waits for the running save */
+	bool		ack_pending_client;	/* ... and one of those was the client's */
 	bool		save_at_ready;	/* agent: taken elsewhere while identify ran */
 	uint16_t	close_code;		/* the code of the close frame */
 	uint8_t		presence;		/* presence.c: counted in the node's rows */
@@ -51,7 +52,7 @@ typedef struct gw_conn
 	bothy_uuid	principal;		/* person or agent */
 	bothy_uuid	device;			/* person connections */
 	bothy_uuid	focus;			/* has_focus */
-	int64_t		acked;			/* agent: the acknowledgement saved */
+	int64_t		acked;			/* agent: the highest acknowledgement (saved or saving) */
 	int64_t		ack_next;		/* agent: the ack waiting (ack_pending) */
 	lws_dll2_t	in_all;			/* hub->all */
 	lws_dll2_t	in_index[3];	/* hub: session, principal, device */

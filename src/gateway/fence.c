@@ -35,8 +35,12 @@ visit_device(gw_conn *c, void *arg)
 	device_bound *b = arg;
 	int			order;
 
-	if (c == b->except || c->kind != GW_CONN_PERSON || c->state == GW_CS_CLOSING ||
-		bothy_uuid_compare(&c->session, b->session) == 0)
+	/*
+	 * Also a connection of the same session: a resume elsewhere (or here)
+	 * leaves the old connection of the session stale, and one device has
+	 * one connection (04 6.1).
+	 */
+	if (c == b->except || c->kind != GW_CONN_PERSON || c->state == GW_CS_CLOSING)
 		return;
 	order = bothy_uuid_compare(&c->bind, b->bind);
 	if (c->state == GW_CS_IDENTIFYING)
@@ -66,7 +70,7 @@ gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
 
 typedef struct consumer_taken
 {
-	const bothy_uuid *session;
+	const bothy_uuid *holder;
 	const gw_conn *except;
 } consumer_taken;
 
@@ -76,7 +80,7 @@ visit_consumer(gw_conn *c, void *arg)
 	consumer_taken *t = arg;
 
 	if (c == t->except || c->kind != GW_CONN_AGENT || c->state == GW_CS_CLOSING ||
-		bothy_uuid_compare(&c->session, t->session) == 0)
+		bothy_uuid_compare(&c->bind, t->holder) == 0)
 		return;
 	if (c->state == GW_CS_IDENTIFYING)
 		c->save_at_ready = true;
@@ -85,13 +89,13 @@ visit_consumer(gw_conn *c, void *arg)
 }
 
 void
-gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *session, const gw_conn *except)
+gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder, const gw_conn *except)
 {
-	consumer_taken t = {session, except};
+	consumer_taken t = {holder, except};
 
 	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, agent, visit_consumer, &t);
-	/* a REST poll waiting here under another session is fenced too */
-	gw_rest_fenced(agent, session);
+	/* a REST poll waiting here under another holder is fenced too */
+	gw_rest_fenced(agent, holder);
 }
 
 /* --- reconciliation ---------------------------------------------------- */

@@ -18,24 +18,27 @@
 #include "uuid.h"
 
 /*
- * The device was bound to session with bind ID bind.  Every other
- * connection of the device under another session with an older bind ID is
- * closed with 4017; one whose identify is still running remembers the
- * newest bind ID seen, so it closes itself when its own comes back older.
- * except (may be NULL) is the connection that made the binding.  Returns
- * false when a connection here holds a newer binding of the device.
+ * The device was bound with bind ID bind (in session).  Every other
+ * connection of the device with an older bind ID is closed with 4017, of
+ * another session or of the same one (a resume leaves the old connection
+ * stale); one whose identify is still running remembers the newest bind ID
+ * seen, so it closes itself when its own comes back older.  except (may be
+ * NULL) is the connection that made the binding.  Returns false when a
+ * connection here holds a newer binding of the device.
  */
 bool		gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
 							const bothy_uuid *bind, const gw_conn *except);
 
 /*
- * The agent's stream was taken by session (the nil UUID: released).  Every
- * other connection of the agent saves its acknowledgement at once with the
+ * The agent's stream was taken by holder (the nil UUID: released).  A
+ * consumer connection holds under its own bind ID, so every binding, a
+ * resume of the same session too, is a holder of its own.  Every other
+ * connection of the agent saves its acknowledgement at once with the
  * guarded save, which closes it with 4015 when it no longer holds; one
  * whose identify is still running does so once it is ready.  A REST poll
- * of the agent waiting here under another session answers 409.
+ * of the agent waiting here under another holder answers 409.
  */
-void		gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *session,
+void		gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder,
 							  const gw_conn *except);
 
 /*

@@ -42,7 +42,8 @@ typedef struct gw_node
 	bool		stopping;		/* SIGTERM seen: refuse new connections */
 	bool		exit_loop;		/* leave lws_service */
 	int			exit_code;
-	volatile sig_atomic_t stop_requested;	/* set by the signal handler */
+	volatile sig_atomic_t stop_requested;	/* SIGTERM, SIGINT: set by the handler */
+	volatile sig_atomic_t reload_requested;	/* SIGHUP: set by the handler */
 	lws_sorted_usec_list_t sul_phase;	/* start and stop steps */
 	lws_sorted_usec_list_t sul_deadline;	/* start or stop deadline */
 } gw_node;

@@ -81,7 +81,11 @@ on_payload(void *ctx, const char *payload, size_t len)
 			break;
 	}
 	if (!is_gateway_kind(sig.kind))
+	{
+		/* the terminal route's: counted, decoded already, not ours to act on */
+		gw_stats.signals_received[sig.kind]++;
 		return;
+	}
 	if (bothy_uuid_compare(&sig.node, &gw.id) == 0)
 	{
 		/* delivered locally before it was sent (D-M7-17-1) */

@@ -10,7 +10,8 @@
  *
  * Stop (SIGTERM or SIGINT), in order: refuse new connections, close every
  * client with 1001, bothy.node_stop (its presence rows go), stop the
- * listener, exit 0.
+ * listener, exit 0.  SIGHUP reads bothy.settings() again and keeps the
+ * last good configuration when the new one is invalid.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -82,12 +83,62 @@ db_message(const PGresult *res)
 	return m != NULL ? m : "no message";
 }
 
+/*
+ * The rows of bothy.settings() into *c, checked; false with the reason in
+ * err, naming the settings.
+ */
+static bool
+read_settings(const PGresult *res, gw_cluster *c, char *err, size_t errlen)
+{
+	int			i;
+
+	gw_cluster_init(c);
+	for (i = 0; i < PQntuples(res); i++)
+		if (!gw_cluster_apply(c, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+							  PQgetisnull(res, i, 2) ? NULL : PQgetvalue(res, i, 2),
+							  err, errlen))
+			return false;
+	return gw_cluster_check(c, err, errlen);
+}
+
+static void
+use_settings(const gw_cluster *c, const char *msg)
+{
+	gw.cluster = *c;
+	gw.backoff_ms = (int) c->listen_reconnect_backoff_cap;
+	gw_logf(GW_LOG_INFO, msg,
+			"cluster_mode=%s presence_flush_interval_ms=%lld presence_ttl_ms=%lld "
+			"typing_ttl_ms=%lld agent_presence_timeout_ms=%lld "
+			"agent_heartbeat_persist_interval_ms=%lld listen_reconnect_backoff_cap_ms=%lld "
+			"signing_key_cache_ttl_ms=%lld consumer_lease_ms=%lld",
+			c->multi ? "multi" : "single", (long long) c->presence_flush_interval,
+			(long long) c->presence_ttl, (long long) c->typing_ttl,
+			(long long) c->agent_presence_timeout, (long long) c->agent_heartbeat_persist_interval,
+			(long long) c->listen_reconnect_backoff_cap, (long long) c->signing_key_cache_ttl,
+			(long long) c->consumer_lease);
+}
+
+/*
+ * Why bothy.settings() failed, for an operator: the SQLSTATE tells a
+ * missing extension or grant from a configuration the database refuses.
+ */
+static const char *
+settings_failure(const PGresult *res)
+{
+	const char *state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	if (state != NULL && (strcmp(state, "42883") == 0 || strcmp(state, "3F000") == 0))
+		return "bothy.settings() does not exist: is the extension created in this database?";
+	if (state != NULL && strcmp(state, "42501") == 0)
+		return "the database role may not call bothy.settings(): grant it bothy_gateway";
+	return db_message(res);
+}
+
 static void
 settings_done(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_cluster	c;
 	char		err[256];
-	int			i;
 
 	(void) arg;
 	if (result == GW_DB_TIMEOUT || (result == GW_DB_ERROR && res == NULL))
@@ -97,34 +148,48 @@ settings_done(void *arg, gw_db_result result, const PGresult *res)
 	}
 	if (result == GW_DB_ERROR)
 	{
-		refuse("invalid cluster configuration", db_message(res));
+		refuse("invalid cluster configuration", settings_failure(res));
 		return;
 	}
-	gw_cluster_init(&c);
-	for (i = 0; i < PQntuples(res); i++)
-		if (!gw_cluster_apply(&c, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
-							  PQgetisnull(res, i, 2) ? NULL : PQgetvalue(res, i, 2),
-							  err, sizeof(err)))
-		{
-			refuse("invalid cluster configuration", err);
-			return;
-		}
-	if (!gw_cluster_check(&c, err, sizeof(err)))
+	if (!read_settings(res, &c, err, sizeof(err)))
 	{
 		refuse("invalid cluster configuration", err);
 		return;
 	}
-	gw.cluster = c;
-	gw.backoff_ms = (int) c.listen_reconnect_backoff_cap;
-	gw_logf(GW_LOG_INFO, "cluster settings read",
-			"cluster_mode=%s presence_flush_interval_ms=%lld presence_ttl_ms=%lld "
-			"typing_ttl_ms=%lld listen_reconnect_backoff_cap_ms=%lld "
-			"signing_key_cache_ttl_ms=%lld consumer_lease_ms=%lld",
-			c.multi ? "multi" : "single", (long long) c.presence_flush_interval,
-			(long long) c.presence_ttl, (long long) c.typing_ttl,
-			(long long) c.listen_reconnect_backoff_cap, (long long) c.signing_key_cache_ttl,
-			(long long) c.consumer_lease);
+	use_settings(&c, "cluster settings read");
 	start_node(NULL);
+}
+
+/* SIGHUP: the settings again; an invalid configuration keeps the last good one. */
+static void
+reloaded(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_cluster	c;
+	char		err[256];
+
+	(void) arg;
+	if (result != GW_DB_OK)
+	{
+		gw_log(GW_LOG_ERROR, "cluster settings not reloaded, keeping the last ones");
+		return;
+	}
+	if (!read_settings(res, &c, err, sizeof(err)))
+	{
+		gw_logf(GW_LOG_ERROR, "invalid cluster configuration on reload, keeping the last one",
+				"reason=\"%s\"", err);
+		return;
+	}
+	use_settings(&c, "cluster settings reloaded");
+}
+
+static void
+reload(void)
+{
+	gw.reload_requested = 0;
+	gw_log(GW_LOG_INFO, "reloading the cluster settings");
+	if (gw_db_submit(gw.db, "SELECT name, setting, unit FROM bothy.settings()", 0, NULL,
+					 reloaded, NULL) == NULL)
+		reloaded(NULL, GW_DB_ERROR, NULL);
 }
 
 static void
@@ -264,13 +329,17 @@ gw_server_wakeup(void)
 {
 	if (gw.stop_requested && !gw.stopping)
 		begin_stop();
+	if (gw.reload_requested && gw.started && !gw.stopping)
+		reload();
 }
 
 static void
 on_signal(int sig)
 {
-	(void) sig;
-	gw.stop_requested = 1;
+	if (sig == SIGHUP)
+		gw.reload_requested = 1;
+	else
+		gw.stop_requested = 1;
 	/* writes one byte to the loop's pipe, as ttyd's handler does */
 	if (gw.context != NULL)
 		lws_cancel_service(gw.context);
@@ -338,6 +407,7 @@ gw_serve(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	memset(&info, 0, sizeof(info));
 	info.port = gw.opt.listen_port;
@@ -378,8 +448,7 @@ gw_serve(int argc, char **argv)
 
 	while (!gw.exit_loop)
 	{
-		if (gw.stop_requested && !gw.stopping)
-			begin_stop();
+		gw_server_wakeup();
 		if (lws_service(gw.context, 0) < 0)
 			break;
 	}

@@ -217,13 +217,11 @@ static void
 agent_taken(gw_conn *c, int64_t acked)
 {
 	c->acked = acked;
-	/* an agent's binding of its session to this connection */
-	gw_new_uuid(&c->bind);
 	send_ready(c);
 	if (c->state != GW_CS_READY)
 		return;
 	arm_renewal(c);
-	gw_fence_consumer(&c->principal, &c->session, c);
+	gw_fence_consumer(&c->principal, &c->bind, c);
 	gw_agents_ready(c);
 	gw_stream_ready(c);
 	if (c->save_at_ready)
@@ -311,10 +309,13 @@ bind_session(gw_conn *c, gw_op op, const bothy_token *t)
 	{
 		c->kind = GW_CONN_AGENT;
 		c->principal = t->agent;
+		/* the binding of the session to this connection holds the stream */
+		gw_new_uuid(&c->bind);
 		bothy_uuid_format(&t->agent, a);
+		bothy_uuid_format(&c->bind, b);
 		params[0] = a;
 		params[1] = node;
-		params[2] = session;
+		params[2] = b;
 		c->save_at_ready = false;
 		gw_hub_index_conn(&gw.hub, c);
 		c->call = gw_db_submit(gw.db, sql_consumer_take, 3, params, identify_done, c);
@@ -386,8 +387,12 @@ save_done(void *arg, gw_db_result result, const PGresult *res)
 		send_error(c, GW_OP_ACK, result);
 	if (c->ack_pending)
 	{
+		/* a client's ack among those that waited: its failure is answered */
+		gw_op		op = c->ack_pending_client ? GW_OP_ACK : GW_OP_NONE;
+
 		c->ack_pending = false;
-		start_save(c, c->ack_next, GW_OP_ACK);
+		c->ack_pending_client = false;
+		start_save(c, c->ack_next, op);
 	}
 }
 
@@ -400,23 +405,26 @@ static void
 start_save(gw_conn *c, int64_t acked, gw_op op)
 {
 	char		agent[BOTHY_UUID_STRLEN + 1],
-				session[BOTHY_UUID_STRLEN + 1],
+				holder[BOTHY_UUID_STRLEN + 1],
 				n[24];
-	const char *params[3] = {agent, session, n};
+	const char *params[3] = {agent, holder, n};
 
+	/* what the client acknowledged opens its window at once (stream.c) */
+	if (acked > c->acked)
+		c->acked = acked;
 	if (c->call != NULL)
 	{
 		/* one save at a time: the newest waiting ack replaces older ones */
 		c->ack_pending = true;
+		if (op == GW_OP_ACK)
+			c->ack_pending_client = true;
 		if (acked > c->ack_next)
 			c->ack_next = acked;
 		return;
 	}
 	bothy_uuid_format(&c->principal, agent);
-	bothy_uuid_format(&c->session, session);
+	bothy_uuid_format(&c->bind, holder);
 	snprintf(n, sizeof(n), "%lld", (long long) acked);
-	if (acked > c->acked)
-		c->acked = acked;
 	arm_renewal(c);
 	c->call_op = op;
 	c->call = gw_db_submit(gw.db, sql_consumer_save, 3, params, save_done, c);

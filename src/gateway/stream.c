@@ -110,7 +110,7 @@ read_more(gw_conn *c)
 	if (!is_consumer(c) || c->latest <= c->sent || n == 0)
 		return;
 	bothy_uuid_format(&c->principal, agent);
-	bothy_uuid_format(&c->session, session);
+	bothy_uuid_format(&c->bind, session);	/* the holder */
 	snprintf(after, sizeof(after), "%lld", (long long) c->sent);
 	snprintf(max, sizeof(max), "%lld", (long long) (n < READ_MAX ? n : READ_MAX));
 	c->fetch = gw_db_submit(gw.db, sql_events, 4, params, read_done, c);

@@ -264,6 +264,10 @@ test_int_options(void)
 		OPT("--start-timeout", 1000, 600000, start_timeout_ms),
 		OPT("--stop-timeout", 100, 600000, stop_timeout_ms),
 		OPT("--max-connections", 1, 1000000, max_connections),
+		OPT("--typing-interval", 0, 60000, typing_interval_ms),
+		OPT("--run-coalesce", 0, 10000, run_coalesce_ms),
+		OPT("--agent-window", 1, 1000, agent_window),
+		OPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
 	};
 	size_t		i;
 
@@ -304,6 +308,13 @@ test_int_options(void)
 			"options: numbers are strict (\"4x\", \" 4\", \"\", \"+4\" refused)");
 	UNIT_OK(RUN(REQ, "--db-pool", "3", "--db-pool", "5")->o.db_pool == 5,
 			"options: the last of a repeated flag wins");
+	UNIT_OK(refused_with(RUN(REQ, "--db-pool"), "an option needs a value"),
+			"options: a flag without its value says so");
+	UNIT_OK(refused_with(RUN(REQ, "--db-poo", "3"), "unknown option") &&
+			refused_with(RUN(REQ, "--max-conn=5"), "unknown option"),
+			"options: an abbreviated name is refused, not taken for the option it starts");
+	UNIT_OK(RUN(REQ, "--database", "--keys")->rc == 0,
+			"options: a value that looks like an option is the value");
 }
 
 static void
