@@ -417,6 +417,13 @@ gw_serve(int argc, char **argv)
 	info.uid = -1;
 	/* invalid UTF-8 in a text frame is refused by lws itself (1007) */
 	info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+	/*
+	 * lws 4.1 binds an IPv4 address given as iface on an IPv6 socket, that
+	 * is on every address: a node meant for loopback only would listen on
+	 * all of them.  Without IPv6 it binds exactly the address asked for.
+	 */
+	if (strchr(gw.opt.listen_host, ':') == NULL)
+		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.timeout_secs = 10;
 	gw.context = lws_create_context(&info);
 	if (gw.context == NULL)

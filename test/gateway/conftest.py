@@ -203,8 +203,11 @@ def gateways(pg, keys):
     started = []
 
     def make(n=1, extra=()):
-        nodes = [Gateway("node%d" % (len(started) + i), pg, keys, extra).start() for i in range(n)]
-        started.extend(nodes)
+        nodes = []
+        for _ in range(n):
+            node = Gateway("node%d" % len(started), pg, keys, extra)
+            started.append(node)        # stopped at teardown even if a later one fails
+            nodes.append(node.start())
         return nodes if n > 1 else nodes[0]
     yield make
     for node in started:
