@@ -42,6 +42,7 @@ typedef struct gw_conn
 	bool		ack_pending;	/* a newer ack waits for the running save */
 	bool		save_at_ready;	/* agent: taken elsewhere while identify ran */
 	uint16_t	close_code;		/* the code of the close frame */
+	uint8_t		presence;		/* presence.c: counted in the node's rows */
 	gw_op		call_op;		/* the op whose database call runs */
 	bothy_uuid	session;		/* gateway session */
 	bothy_uuid	bind;			/* this binding of the session; while a person's

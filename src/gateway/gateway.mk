@@ -25,7 +25,7 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
-                   test/unit/gateway/test_sendq
+                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
@@ -44,9 +44,13 @@ test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/sendq.c
         src/gateway/sendq.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/sendq.c
 
+test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/uuidset.c \
+        src/gateway/uuidset.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/uuidset.c
+
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
-               test/unit/gateway/test_sendq
+               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset
 
 .PHONY: gateway

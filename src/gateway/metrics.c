@@ -175,6 +175,20 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	put(&b, "bothy_gateway_route_reconciles_total %llu\n",
 		(unsigned long long) gw_stats.route_reconciles);
 
+	header(&b, "bothy_gateway_presence_flushes_total", "counter",
+		   "Presence flushes the database applied, by kind (delta or full).");
+	put(&b, "bothy_gateway_presence_flushes_total{kind=\"delta\"} %llu\n",
+		(unsigned long long) gw_stats.presence_flushes[0]);
+	put(&b, "bothy_gateway_presence_flushes_total{kind=\"full\"} %llu\n",
+		(unsigned long long) gw_stats.presence_flushes[1]);
+	header(&b, "bothy_gateway_presence_write_failures_total", "counter",
+		   "Presence flushes that failed or could not be sent; retried at the next interval.");
+	put(&b, "bothy_gateway_presence_write_failures_total %llu\n",
+		(unsigned long long) gw_stats.presence_write_failures);
+	header(&b, "bothy_gateway_presence_rows", "gauge",
+		   "Presence rows this node holds: gateway sessions of its ready person connections.");
+	put(&b, "bothy_gateway_presence_rows %lld\n", (long long) gw_stats.presence_rows);
+
 	header(&b, "bothy_gateway_signals_received_total", "counter",
 		   "Signals decoded from other producers, by kind.");
 	for (i = 1; i < BOTHY_KIND_COUNT; i++)

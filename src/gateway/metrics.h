@@ -57,6 +57,9 @@ typedef struct gw_metrics
 	uint64_t	tokens_refused;
 	uint64_t	send_queue_overflows;
 	uint64_t	heartbeats_missed;	/* closed with 4009 */
+	uint64_t	presence_flushes[2];	/* applied: [0] delta, [1] full */
+	uint64_t	presence_write_failures;	/* flushes failed or not sent */
+	int64_t		presence_rows;	/* sessions of ready person connections */
 } gw_metrics;
 
 extern gw_metrics gw_stats;
