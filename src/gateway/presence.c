@@ -247,6 +247,7 @@ flush_done(void *arg, gw_db_result result, const PGresult *res)
 			flush();
 		return;
 	}
+	pw.due = false;				/* the retry waits for the next interval */
 	if (!full)
 		give_back(0);
 	failed(full, result == GW_DB_TIMEOUT ? "timeout" : result == GW_DB_OK ? "answer" : "error",
