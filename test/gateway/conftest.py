@@ -237,5 +237,10 @@ async def closed_with(ws, timeout=5):
 
 
 async def heartbeat(ws):
+    """The answer to a heartbeat: heartbeat_ack, or whatever else that is not
+    an event (events the node pushed meanwhile are skipped)."""
     await ws.send('{"op":"heartbeat"}')
-    return json.loads(await asyncio.wait_for(ws.recv(), 5))
+    while True:
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if reply.get("op") != "event":
+            return reply

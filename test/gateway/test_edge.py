@@ -225,8 +225,9 @@ def test_killed_node_clients_come_back_through_the_edge_on_the_survivor(gateways
     # the agent's stream is held by its new session on the survivor
     assert ag_second["op"] == "ready" and ag_second["node"] == survivor_id
     assert ag_second["session"] != ag_first["session"]
+    # a consumer connection holds under its bind ID
     holder = pg.query("SELECT holder_session::text, node::text FROM bothy.consumer_holder(%s)", agent)[0]
-    assert holder == (ag_second["session"], survivor_id)
+    assert holder == (ag_second["bind"], survivor_id)
     # nothing the edge wrote names an address, a request or a token
     logs = e.logs()
     for secret in ("127.0.0.1", "client:", "/gateway", "Bearer", person_token, agent_token,

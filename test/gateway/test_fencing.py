@@ -145,7 +145,7 @@ def test_agent_taken_over_on_the_other_node_fences_the_old_consumer_4015(gateway
     assert code == 4015 and ok
     assert first["session"] != second["session"]
     holder = pg.query("SELECT holder_session::text FROM bothy.consumer_holder(%s)", agent)[0][0]
-    assert holder == second["session"]
+    assert holder == second["bind"]          # a consumer connection holds under its bind ID
     assert a.metric('bothy_gateway_closes_total{code="4015"}') == 1
 
 
@@ -189,4 +189,4 @@ def test_an_idle_consumer_keeps_its_hold_past_the_lease(gateways, keys, pg):
         return ready
     ready = run(go())
     holder = pg.query("SELECT holder_session::text FROM bothy.consumer_holder(%s)", agent)[0][0]
-    assert holder == ready["session"]
+    assert holder == ready["bind"]

@@ -47,7 +47,8 @@ def test_agent_identify_ready(gateways, keys, pg):
     assert is_uuid(ready["bind"], 7)
     holder = pg.query("SELECT holder_session::text, holder_kind, node::text FROM bothy.consumer_holder(%s)",
                       agent)[0]
-    assert holder == (ready["session"], "connection", ready["node"])
+    # the connection's binding of the session holds the stream
+    assert holder == (ready["bind"], "connection", ready["node"])
 
 
 def test_resume_on_the_other_node(gateways, keys, pg):

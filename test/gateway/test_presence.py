@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from conftest import PG_CONF, Instance, heartbeat, identify, new_id, poll_until, run
+from conftest import PG_CONF, Instance, closed_with, heartbeat, identify, new_id, poll_until, run
 
 # This module's own instance, so that its crash and outages and its short
 # intervals touch no other test (the session's instance keeps the defaults:
@@ -109,28 +109,26 @@ def test_agent_writes_no_row(node, keys, pg):
     assert node.metric(ROWS) == 0
 
 
-def test_one_row_per_session_while_a_resume_overlaps(node, keys, pg):
-    """A resume on the same node while the old connection is still open: two
-    connections of one session, one row (the newer's), gone with the last."""
+def test_a_resume_on_the_same_node_keeps_the_sessions_one_row(node, keys, pg):
+    """A resume on the same node while the old connection is still open: the
+    old connection is stale and closes (4017, one connection per device),
+    and the session keeps one row, the newer connection's, with no gap."""
     person, device, thread = new_id(), new_id(), new_id()
 
     async def go():
         old, ready = await identify(node.url, keys.person(person, device))
+        row = [person, device, ready["node"], ready["session"], None, False]
+        poll_until(lambda: row_is(pg, person, [row]), timeout=SOON, what="the first connection's row")
         new, again = await identify(node.url, ready["resume"], op="resume")
-        assert again["session"] == ready["session"]
+        assert again["session"] == ready["session"] and again["bind"] > ready["bind"]
+        assert await closed_with(old) == 4017
         await send(new, {"op": "focus", "thread": thread})
-        row = [person, device, ready["node"], ready["session"], thread, False]
+        row[4] = thread
         poll_until(lambda: row_is(pg, person, [row]), timeout=SOON, what="the newer connection's row")
-        await send(old, {"op": "idle", "idle": True})          # the older one's change is not the row
         flushed_after(node, 2)
-        assert rows(pg, person) == [row]
+        assert rows(pg, person) == [row]       # the old one's end did not end the session
         assert node.metric(ROWS) == 1
-        # the newer one closes: the session still has a connection, its row stays
         await new.close()
-        row[4], row[5] = None, True
-        poll_until(lambda: row_is(pg, person, [row]), timeout=SOON, what="the older connection's row")
-        assert node.metric(ROWS) == 1
-        await old.close()
         poll_until(lambda: rows(pg, person) == [], timeout=SOON, what="session ended")
     run(go())
     assert node.metric(ROWS) == 0

@@ -40,7 +40,9 @@ def test_health_ready_metrics(gateways, keys):
     assert m['bothy_gateway_connections{kind="agent"}'] == 1
     assert m['bothy_gateway_connections{kind="unidentified"}'] == 1
     assert m["bothy_gateway_frames_in_total"] == 3
-    assert m["bothy_gateway_frames_out_total"] == 3
+    # two readies, the heartbeat's ack, and the agent's presence to the person
+    assert m["bothy_gateway_frames_out_total"] == 4
+    assert m['bothy_gateway_events_delivered_total{type="agent.presence_changed"}'] == 1
     calls = sum(v for k, v in m.items() if k.startswith("bothy_gateway_db_calls_total"))
     assert calls >= 4          # settings, node_start, device_bind, consumer_take
     assert m['bothy_gateway_db_call_duration_seconds_bucket{le="+Inf"}'] == calls
