@@ -238,12 +238,13 @@ gw_poll_body_add(gw_poll_body *b, int64_t id, const char *type, const char *data
 }
 
 bool
-gw_poll_body_finish(gw_text *out, gw_poll_body *b, int64_t acked)
+gw_poll_body_finish(gw_text *out, gw_poll_body *b, int64_t acked, const bothy_uuid *holder)
 {
 	json_t	   *msg = NULL;
 
 	if (!b->failed)
-		msg = json_pack("{s:O, s:I}", "events", b->events, "acked", (json_int_t) acked);
+		msg = json_pack("{s:O, s:I, s:o}", "events", b->events, "acked", (json_int_t) acked,
+						"holder", uuid_value(holder));
 	json_decref(b->events);
 	free(b);
 	return finish(out, msg);

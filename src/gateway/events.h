@@ -63,7 +63,9 @@ bool		gw_event_agent_event(gw_text *out, int64_t id, const char *type,
 								 const char *data, int64_t created_at_ms);
 
 /*
- * The body of a REST poll: {"events":[agent.event data...],"acked":N}.
+ * The body of a REST poll: {"events":[agent.event data...],"acked":N,
+ * "holder":UUID} (holder: the poll window's holder ID, what the agent's
+ * run starts name, bothy.run_start).
  * gw_poll_body_new, one gw_poll_body_add per event, gw_poll_body_finish
  * (which frees the builder whatever it returns).
  */
@@ -71,7 +73,8 @@ typedef struct gw_poll_body gw_poll_body;
 gw_poll_body *gw_poll_body_new(void);
 bool		gw_poll_body_add(gw_poll_body *b, int64_t id, const char *type,
 							 const char *data, int64_t created_at_ms);
-bool		gw_poll_body_finish(gw_text *out, gw_poll_body *b, int64_t acked);
+bool		gw_poll_body_finish(gw_text *out, gw_poll_body *b, int64_t acked,
+								const bothy_uuid *holder);
 
 /* command.autocomplete_requested: {"request","principal","query"}. */
 bool		gw_event_autocomplete_requested(gw_text *out, const bothy_uuid *request,

@@ -286,7 +286,7 @@ answer_empty(gw_rest *r)
 	gw_poll_body *b = gw_poll_body_new();
 	gw_text		body;
 
-	if (b == NULL || !gw_poll_body_finish(&body, b, r->after))
+	if (b == NULL || !gw_poll_body_finish(&body, b, r->after, &r->session))
 	{
 		answer_error(r, 503, "unavailable");
 		return;
@@ -343,13 +343,13 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 	}
 	if (b == NULL || i < PQntuples(res))
 	{
-		if (b != NULL && gw_poll_body_finish(&body, b, r->after))
+		if (b != NULL && gw_poll_body_finish(&body, b, r->after, &r->session))
 			gw_text_free(&body);
 		gw_log(GW_LOG_ERROR, "agent events answer not understood");
 		answer_error(r, 503, "unavailable");
 		return;
 	}
-	if (!gw_poll_body_finish(&body, b, r->after))
+	if (!gw_poll_body_finish(&body, b, r->after, &r->session))
 	{
 		answer_error(r, 503, "unavailable");
 		return;
