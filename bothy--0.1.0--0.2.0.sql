@@ -1,7 +1,8 @@
 -- bothy 0.1.0 -> 0.2.0: the maintenance worker (presence expiry, agents
 -- offline, lapsed holds, hint or push), the counters, the push outbox,
--- consumer holds that lapse with their lease, and the gateway.agent_event
--- signal of every appended agent event.  Frozen once released.
+-- consumer holds that lapse with their lease (and bothy.consumer_resume
+-- after a lapse without a takeover), and the gateway.agent_event signal of
+-- every appended agent event.  Frozen once released.
 \echo Use "ALTER EXTENSION bothy UPDATE TO '0.2.0'" to load this file. \quit
 
 -- The counters and the maintenance worker's wake-up (C).
@@ -409,3 +410,39 @@ END
 $$;
 COMMENT ON FUNCTION bothy.agent_event_appended(uuid, text, jsonb) IS
     'an agent event was appended; returns its ID (per agent, in commit order)';
+
+-- A lapsed lease with no takeover holds again (a database outage alone
+-- never costs a consumer its stream).
+-- A connection whose lease lapsed with no takeover (the database was away
+-- longer than bothy.consumer_lease, say) holds again: its own hold, lapsed
+-- or released since by the maintenance worker (holder NULL), is renewed;
+-- a hold another holder took meanwhile is not, and false fences the
+-- connection (4015).  A database outage alone never costs a consumer its
+-- stream.  Under READ COMMITTED a resume that waits for a takeover's row
+-- lock re-checks the holder on the new row version.  No signal: nobody
+-- else holds what it takes.
+CREATE FUNCTION bothy.consumer_resume(agent uuid, node uuid, gateway_session uuid, acked bigint)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(consumer_resume.agent, 'agent'),
+            bothy._need_v7(consumer_resume.node, 'node'),
+            bothy._need(consumer_resume.gateway_session, 'gateway_session'),
+            bothy._need(consumer_resume.acked, 'acked');
+    PERFORM bothy._need_ack_in_range(consumer_resume.agent, consumer_resume.acked);
+    UPDATE bothy.consumer_holds h
+       SET holder_session = consumer_resume.gateway_session, holder_kind = 'connection',
+           node = consumer_resume.node, acked = greatest(h.acked, consumer_resume.acked),
+           lease_until = now() + pg_catalog.current_setting('bothy.consumer_lease')::interval,
+           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END
+     WHERE h.agent = consumer_resume.agent
+       AND (h.holder_session IS NULL OR h.holder_session = consumer_resume.gateway_session);
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) IS
+    'hold again after a lapsed lease, unless another holder took the stream; false when fenced';
+REVOKE ALL ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) TO bothy_gateway;

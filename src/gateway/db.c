@@ -21,7 +21,6 @@ typedef struct db_slot
 	gw_db	   *db;
 	gw_db_call *call;			/* running here, or NULL */
 	PGresult   *first;			/* first result of the running call */
-	bool		flushing;		/* PQflush returned 1 */
 } db_slot;
 
 struct gw_db_call
@@ -103,20 +102,12 @@ deadline_cb(lws_sorted_usec_list_t *sul)
 static bool
 slot_send(db_slot *slot, gw_db_call *c)
 {
-	int			r;
-
 	if (!PQsendQueryParams(slot->pc.pg, c->sql, c->nparams, NULL,
 						   (const char *const *) c->params, NULL, NULL, 0))
 		return false;
 	slot->call = c;
 	c->slot = slot;
-	r = PQflush(slot->pc.pg);
-	if (r < 0)
-		return false;
-	slot->flushing = r == 1;
-	if (slot->flushing)
-		gw_pgconn_want_write(&slot->pc);
-	return true;
+	return gw_pgconn_flush(&slot->pc);
 }
 
 static void
@@ -163,7 +154,6 @@ slot_down(gw_pgconn *pc)
 	gw_db	   *db = slot->db;
 
 	slot->call = NULL;
-	slot->flushing = false;
 	if (slot->first != NULL)
 	{
 		PQclear(slot->first);
@@ -188,18 +178,10 @@ slot_io(gw_pgconn *pc)
 	db_slot    *slot = pc->owner;
 	PGconn	   *pg = pc->pg;
 
-	if (slot->flushing)
+	if (pc->flushing && !gw_pgconn_flush(pc))
 	{
-		int			r = PQflush(pg);
-
-		if (r < 0)
-		{
-			gw_pgconn_lost(pc);
-			return;
-		}
-		slot->flushing = r == 1;
-		if (slot->flushing)
-			gw_pgconn_want_write(pc);
+		gw_pgconn_lost(pc);
+		return;
 	}
 	if (!PQconsumeInput(pg))
 	{

@@ -23,7 +23,6 @@ struct gw_listener
 	int			nroutes;
 	bool		listening;		/* LISTEN's result was ok on this connection */
 	bool		lost;			/* a loss since the last LISTEN: reconcile next */
-	bool		flushing;
 	const char *conninfo;
 	const int  *backoff_ms;
 	int			connect_timeout_ms;
@@ -35,23 +34,10 @@ static void
 listener_up(gw_pgconn *pc)
 {
 	gw_listener *l = pc->owner;
-	int			r;
 
 	l->listening = false;
-	if (!PQsendQuery(pc->pg, "LISTEN ephemeral"))
-	{
+	if (!PQsendQuery(pc->pg, "LISTEN ephemeral") || !gw_pgconn_flush(pc))
 		gw_pgconn_lost(pc);
-		return;
-	}
-	r = PQflush(pc->pg);
-	if (r < 0)
-	{
-		gw_pgconn_lost(pc);
-		return;
-	}
-	l->flushing = r == 1;
-	if (l->flushing)
-		gw_pgconn_want_write(pc);
 }
 
 static void
@@ -89,18 +75,10 @@ listener_io(gw_pgconn *pc)
 	gw_listener *l = pc->owner;
 	PGnotify   *n;
 
-	if (l->flushing)
+	if (pc->flushing && !gw_pgconn_flush(pc))
 	{
-		int			r = PQflush(pc->pg);
-
-		if (r < 0)
-		{
-			gw_pgconn_lost(pc);
-			return;
-		}
-		l->flushing = r == 1;
-		if (l->flushing)
-			gw_pgconn_want_write(pc);
+		gw_pgconn_lost(pc);
+		return;
 	}
 	if (!PQconsumeInput(pc->pg))
 	{
@@ -149,7 +127,6 @@ listener_down(gw_pgconn *pc)
 	}
 	l->lost = true;
 	l->listening = false;
-	l->flushing = false;
 	gw_stats.listener_up = 0;
 }
 

@@ -134,6 +134,14 @@ counter(buf *b, const char *name, const char *help, uint64_t value)
 	put(b, "%s %llu\n", name, (unsigned long long) value);
 }
 
+/* A gauge without labels. */
+static void
+gauge(buf *b, const char *name, const char *help, long long value)
+{
+	header(b, name, "gauge", help);
+	put(b, "%s %lld\n", name, value);
+}
+
 bool
 gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 {
@@ -149,26 +157,27 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	for (i = 0; i < GW_CONN_KIND_COUNT; i++)
 		put(&b, "bothy_gateway_connections{kind=\"%s\"} %lld\n", conn_kind_names[i],
 			(long long) gw_stats.connections[i]);
-	header(&b, "bothy_gateway_frames_in_total", "counter", "Complete client messages received.");
-	put(&b, "bothy_gateway_frames_in_total %llu\n", (unsigned long long) gw_stats.frames_in);
-	header(&b, "bothy_gateway_frames_out_total", "counter", "Messages written to clients.");
-	put(&b, "bothy_gateway_frames_out_total %llu\n", (unsigned long long) gw_stats.frames_out);
+	counter(&b, "bothy_gateway_frames_in_total",
+			"Complete client messages received.",
+			gw_stats.frames_in);
+	counter(&b, "bothy_gateway_frames_out_total",
+			"Messages written to clients.",
+			gw_stats.frames_out);
 	header(&b, "bothy_gateway_closes_total", "counter", "Connections closed, by close code.");
 	for (i = 0; i < GW_N_CLOSE_CODES; i++)
 		put(&b, "bothy_gateway_closes_total{code=\"%d\"} %llu\n", close_codes[i],
 			(unsigned long long) gw_stats.closes[i]);
 	put(&b, "bothy_gateway_closes_total{code=\"other\"} %llu\n",
 		(unsigned long long) gw_stats.closes[GW_N_CLOSE_CODES]);
-	header(&b, "bothy_gateway_send_queue_overflows_total", "counter",
-		   "Clients closed because their send queue was full.");
-	put(&b, "bothy_gateway_send_queue_overflows_total %llu\n",
-		(unsigned long long) gw_stats.send_queue_overflows);
-	header(&b, "bothy_gateway_heartbeats_missed_total", "counter",
-		   "Connections closed because no message came within twice heartbeat_ms.");
-	put(&b, "bothy_gateway_heartbeats_missed_total %llu\n",
-		(unsigned long long) gw_stats.heartbeats_missed);
-	header(&b, "bothy_gateway_tokens_refused_total", "counter", "Identify or resume tokens refused.");
-	put(&b, "bothy_gateway_tokens_refused_total %llu\n", (unsigned long long) gw_stats.tokens_refused);
+	counter(&b, "bothy_gateway_send_queue_overflows_total",
+			"Clients closed because their send queue was full.",
+			gw_stats.send_queue_overflows);
+	counter(&b, "bothy_gateway_heartbeats_missed_total",
+			"Connections closed because no message came within twice heartbeat_ms.",
+			gw_stats.heartbeats_missed);
+	counter(&b, "bothy_gateway_tokens_refused_total",
+			"Identify or resume tokens refused.",
+			gw_stats.tokens_refused);
 
 	header(&b, "bothy_gateway_db_calls_total", "counter", "Database calls by result.");
 	for (i = 0; i < GW_DB_RESULT_COUNT; i++)
@@ -189,24 +198,19 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 		(unsigned long long) count);
 	put(&b, "bothy_gateway_db_call_duration_seconds_sum %.6f\n", gw_stats.db_seconds_sum);
 	put(&b, "bothy_gateway_db_call_duration_seconds_count %llu\n", (unsigned long long) count);
-	header(&b, "bothy_gateway_db_up", "gauge", "1 while a query connection to the database is open.");
-	put(&b, "bothy_gateway_db_up %d\n", db_up);
-	header(&b, "bothy_gateway_ready", "gauge", "1 while /readyz answers 200.");
-	put(&b, "bothy_gateway_ready %d\n", ready);
+	gauge(&b, "bothy_gateway_db_up", "1 while a query connection to the database is open.", db_up);
+	gauge(&b, "bothy_gateway_ready", "1 while /readyz answers 200.", ready);
 
-	header(&b, "bothy_gateway_listener_up", "gauge", "1 while LISTEN ephemeral holds.");
-	put(&b, "bothy_gateway_listener_up %d\n", gw_stats.listener_up);
-	header(&b, "bothy_gateway_listener_losses_total", "counter", "Listening connections lost.");
-	put(&b, "bothy_gateway_listener_losses_total %llu\n",
-		(unsigned long long) gw_stats.listener_losses);
-	header(&b, "bothy_gateway_listener_reconnects_total", "counter",
-		   "LISTEN ephemeral succeeded again after a loss.");
-	put(&b, "bothy_gateway_listener_reconnects_total %llu\n",
-		(unsigned long long) gw_stats.listener_reconnects);
-	header(&b, "bothy_gateway_route_reconciles_total", "counter",
-		   "Reconciliations run by the listener's routes after a reconnect.");
-	put(&b, "bothy_gateway_route_reconciles_total %llu\n",
-		(unsigned long long) gw_stats.route_reconciles);
+	gauge(&b, "bothy_gateway_listener_up", "1 while LISTEN ephemeral holds.", gw_stats.listener_up);
+	counter(&b, "bothy_gateway_listener_losses_total",
+			"Listening connections lost.",
+			gw_stats.listener_losses);
+	counter(&b, "bothy_gateway_listener_reconnects_total",
+			"LISTEN ephemeral succeeded again after a loss.",
+			gw_stats.listener_reconnects);
+	counter(&b, "bothy_gateway_route_reconciles_total",
+			"Reconciliations run by the listener's routes after a reconnect.",
+			gw_stats.route_reconciles);
 
 	header(&b, "bothy_gateway_presence_flushes_total", "counter",
 		   "Presence flushes the database applied, by kind (delta or full).");
@@ -214,26 +218,24 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 		(unsigned long long) gw_stats.presence_flushes[0]);
 	put(&b, "bothy_gateway_presence_flushes_total{kind=\"full\"} %llu\n",
 		(unsigned long long) gw_stats.presence_flushes[1]);
-	header(&b, "bothy_gateway_presence_write_failures_total", "counter",
-		   "Presence flushes that failed or could not be sent; retried at the next interval.");
-	put(&b, "bothy_gateway_presence_write_failures_total %llu\n",
-		(unsigned long long) gw_stats.presence_write_failures);
-	header(&b, "bothy_gateway_presence_rows", "gauge",
-		   "Presence rows this node holds: gateway sessions of its ready person connections.");
-	put(&b, "bothy_gateway_presence_rows %lld\n", (long long) gw_stats.presence_rows);
+	counter(&b, "bothy_gateway_presence_write_failures_total",
+			"Presence flushes that failed or could not be sent; retried at the next interval.",
+			gw_stats.presence_write_failures);
+	gauge(&b, "bothy_gateway_presence_rows",
+			"Presence rows this node holds: gateway sessions of its ready person connections.",
+			gw_stats.presence_rows);
 
 	header(&b, "bothy_gateway_signals_received_total", "counter",
 		   "Signals decoded from other producers, by kind.");
 	for (i = 1; i < BOTHY_KIND_COUNT; i++)
 		put(&b, "bothy_gateway_signals_received_total{kind=\"%s\"} %llu\n",
 			bothy_kind_name((bothy_kind) i), (unsigned long long) gw_stats.signals_received[i]);
-	header(&b, "bothy_gateway_signals_own_total", "counter",
-		   "Signals of this node heard back and ignored.");
-	put(&b, "bothy_gateway_signals_own_total %llu\n", (unsigned long long) gw_stats.signals_own);
-	header(&b, "bothy_gateway_signals_ignored_total", "counter",
-		   "Payloads of a kind outside gateway. and terminal., ignored.");
-	put(&b, "bothy_gateway_signals_ignored_total %llu\n",
-		(unsigned long long) gw_stats.signals_ignored);
+	counter(&b, "bothy_gateway_signals_own_total",
+			"Signals of this node heard back and ignored.",
+			gw_stats.signals_own);
+	counter(&b, "bothy_gateway_signals_ignored_total",
+			"Payloads of a kind outside gateway. and terminal., ignored.",
+			gw_stats.signals_ignored);
 	header(&b, "bothy_gateway_signals_dropped_total", "counter",
 		   "Payloads dropped as malformed, by reason.");
 	for (i = 1; i < BOTHY_REASON_COUNT; i++)
@@ -286,6 +288,9 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	counter(&b, "bothy_gateway_agent_event_read_failures_total",
 			"Reads of agent events that failed (read again at the next signal or ack).",
 			gw_stats.agent_event_read_failures);
+	counter(&b, "bothy_gateway_consumer_resumes_total",
+			"Consumer leases that lapsed with no takeover and were held again.",
+			gw_stats.consumer_resumes);
 	header(&b, "bothy_gateway_autocomplete_total", "counter",
 		   "Autocomplete requests by outcome.");
 	put(&b, "bothy_gateway_autocomplete_total{outcome=\"forwarded\"} %llu\n",

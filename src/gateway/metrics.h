@@ -102,6 +102,7 @@ typedef struct gw_metrics
 	uint64_t	heartbeat_persist_failures;
 	uint64_t	agent_presence_announced;	/* takeovers and state changes announced */
 	uint64_t	agent_event_read_failures;
+	uint64_t	consumer_resumes;	/* lapsed leases held again with no takeover */
 	uint64_t	autocomplete_forwarded;
 	uint64_t	autocomplete_answered;
 	uint64_t	autocomplete_timeouts;

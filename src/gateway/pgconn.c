@@ -77,6 +77,7 @@ teardown(gw_pgconn *pc)
 {
 	lws_sul_cancel(&pc->sul_timeout);
 	detach_socket(pc);
+	pc->flushing = false;
 	if (pc->pg != NULL)
 	{
 		PQfinish(pc->pg);
@@ -204,6 +205,19 @@ gw_pgconn_start(gw_pgconn *pc, struct lws_context *context, struct lws_vhost *vh
 	/* the first attempt counts as the immediate one */
 	pc->retried_at_once = true;
 	connect_now(pc);
+}
+
+bool
+gw_pgconn_flush(gw_pgconn *pc)
+{
+	int			r = PQflush(pc->pg);
+
+	if (r < 0)
+		return false;
+	pc->flushing = r == 1;
+	if (pc->flushing)
+		gw_pgconn_want_write(pc);
+	return true;
 }
 
 void

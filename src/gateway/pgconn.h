@@ -48,6 +48,7 @@ struct gw_pgconn
 	gw_pgconn_state state;
 	bool		stopped;		/* no reconnect after gw_pgconn_stop */
 	bool		retried_at_once;	/* the immediate retry after a loss is spent */
+	bool		flushing;		/* PQflush left output to send */
 	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
 	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
 	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
@@ -70,6 +71,14 @@ void		gw_pgconn_start(gw_pgconn *pc, struct lws_context *context,
 
 /* Asks for one writable callback (PQflush returned 1). */
 void		gw_pgconn_want_write(gw_pgconn *pc);
+
+/*
+ * Sends what libpq holds for the server (PQflush) and asks for a writable
+ * callback while some is left (pc->flushing).  Call it after sending a
+ * query and, while pc->flushing, at every socket event.  False when the
+ * connection broke: the caller then calls gw_pgconn_lost.
+ */
+bool		gw_pgconn_flush(gw_pgconn *pc);
 
 /* The owner found the connection broken: down, then reconnect. */
 void		gw_pgconn_lost(gw_pgconn *pc);

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "agent_events.h"
 #include "agents.h"
 #include "audience.h"
 #include "db.h"
@@ -269,15 +270,34 @@ parse_args(gw_rest *r, const arg_spec *specs, int nspecs, arg_values *v)
 	return true;
 }
 
+/*
+ * The checks every call starts with: its token (401) and its arguments
+ * (400).  False when it was answered already.
+ */
+static bool
+admit(gw_rest *r, gw_rest_endpoint endpoint, bothy_token_kind kind,
+	  const arg_spec *specs, int nspecs, arg_values *v)
+{
+	r->endpoint = endpoint;
+	if (!authenticate(r, BOTHY_TOKEN_ACCEPT(kind)))
+	{
+		answer_error(r, 401, "token_refused");
+		return false;
+	}
+	if (!parse_args(r, specs, nspecs, v))
+	{
+		answer_error(r, 400, "bad_request");
+		return false;
+	}
+	return true;
+}
+
 /* --- GET /v1/agent/events ------------------------------------------------ */
 
 static const char sql_take[] =
 "SELECT bothy.consumer_take($1::uuid, $2::uuid, $3::uuid, 'poll', "
 "($4 || ' milliseconds')::interval, $5::bigint)";
 
-static const char sql_events[] =
-"SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "
-"FROM bothy.agent_events_after($1::uuid, $2::uuid, $3::bigint, $4::integer)";
 
 /* The wait is over with nothing read: {"events":[],"acked":...}. */
 static void
@@ -333,19 +353,16 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 	b = gw_poll_body_new();
 	for (i = 0; b != NULL && i < PQntuples(res); i++)
 	{
-		long		id,
-					created;
+		gw_agent_event_row row;
 
-		if (!gw_parse_int(PQgetvalue(res, i, 0), 1, INT64_C(9007199254740991), &id) ||
-			!gw_parse_int(PQgetvalue(res, i, 3), LONG_MIN / 2, LONG_MAX / 2, &created) ||
-			!gw_poll_body_add(b, id, PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), created))
+		if (!gw_agent_event_row_get(res, i, r->after, &row) ||
+			!gw_poll_body_add(b, row.id, row.type, row.data, row.created_at_ms))
 			break;
 	}
 	if (b == NULL || i < PQntuples(res))
 	{
 		if (b != NULL && gw_poll_body_finish(&body, b, r->after, &r->session))
 			gw_text_free(&body);
-		gw_log(GW_LOG_ERROR, "agent events answer not understood");
 		answer_error(r, 503, "unavailable");
 		return;
 	}
@@ -360,22 +377,12 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 static void
 read_events(gw_rest *r)
 {
-	char		agent[BOTHY_UUID_STRLEN + 1],
-				session[BOTHY_UUID_STRLEN + 1],
-				after[24],
-				max[16];
-	const char *params[4] = {agent, session, after, max};
-
 	if (r->call != NULL)
 	{
 		r->wake = true;
 		return;
 	}
-	bothy_uuid_format(&r->principal, agent);
-	bothy_uuid_format(&r->session, session);
-	snprintf(after, sizeof(after), "%lld", (long long) r->after);
-	snprintf(max, sizeof(max), "%d", r->max);
-	r->call = gw_db_submit(gw.db, sql_events, 4, params, events_read, r);
+	r->call = gw_agent_events_read(&r->principal, &r->session, r->after, r->max, events_read, r);
 	if (r->call == NULL)
 		answer_error(r, 503, "unavailable");
 }
@@ -421,17 +428,8 @@ agent_events(gw_rest *r)
 				after[24];
 	const char *params[5] = {agent, gw.id_text, session, window, NULL};
 
-	r->endpoint = GW_REST_AGENT_EVENTS;
-	if (!authenticate(r, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_AGENT)))
-	{
-		answer_error(r, 401, "token_refused");
+	if (!admit(r, GW_REST_AGENT_EVENTS, BOTHY_TOKEN_AGENT, specs, 3, &v))
 		return;
-	}
-	if (!parse_args(r, specs, 3, &v))
-	{
-		answer_error(r, 400, "bad_request");
-		return;
-	}
 	r->has_after = v.seen[0];
 	r->after = v.ints[0];
 	r->wait_ms = v.seen[1] ? (int) v.ints[1] : POLL_WAIT_DEFAULT_MS;
@@ -590,17 +588,8 @@ agents_presence(gw_rest *r)
 	char	   *list;
 	const char *params[1];
 
-	r->endpoint = GW_REST_AGENTS_PRESENCE;
-	if (!authenticate(r, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE)))
-	{
-		answer_error(r, 401, "token_refused");
+	if (!admit(r, GW_REST_AGENTS_PRESENCE, BOTHY_TOKEN_PERSON_DEVICE, specs, 1, &v))
 		return;
-	}
-	if (!parse_args(r, specs, 1, &v))
-	{
-		answer_error(r, 400, "bad_request");
-		return;
-	}
 	list = gw_uuid_array_literal(r->ids, r->nids);
 	params[0] = list;
 	r->call = list != NULL ? gw_db_submit(gw.db, sql_agent_status, 1, params, status_read, r) : NULL;
@@ -667,17 +656,8 @@ presence(gw_rest *r)
 	char	   *list;
 	const char *params[3] = {thread, NULL, caller};
 
-	r->endpoint = GW_REST_PRESENCE;
-	if (!authenticate(r, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE)))
-	{
-		answer_error(r, 401, "token_refused");
+	if (!admit(r, GW_REST_PRESENCE, BOTHY_TOKEN_PERSON_DEVICE, specs, 2, &v))
 		return;
-	}
-	if (!parse_args(r, specs, 2, &v))
-	{
-		answer_error(r, 400, "bad_request");
-		return;
-	}
 	bothy_uuid_format(&v.uuid[0], thread);
 	bothy_uuid_format(&r->principal, caller);
 	list = gw_uuid_array_literal(r->ids, r->nids);

@@ -362,6 +362,84 @@ on_identify(gw_conn *c, const gw_msg *m)
 	bind_session(c, m->op, &t);
 }
 
+static const char sql_consumer_resume[] =
+"SELECT bothy.consumer_resume($1::uuid, $2::uuid, $3::uuid, $4::bigint)";
+
+static void start_resume(gw_conn *c);
+
+/* The saves that waited behind the one that just ended. */
+static void
+save_next(gw_conn *c)
+{
+	if (c->ack_pending)
+	{
+		/* a client's ack among those that waited: its failure is answered */
+		gw_op		op = c->ack_pending_client ? GW_OP_ACK : GW_OP_NONE;
+
+		c->ack_pending = false;
+		c->ack_pending_client = false;
+		start_save(c, c->ack_next, op);
+	}
+}
+
+/* A call of the hold failed (not refused): answered to a client's ack. */
+static void
+save_failed(gw_conn *c, gw_db_result result, const PGresult *res)
+{
+	if (c->call_op != GW_OP_ACK)
+		gw_log(GW_LOG_WARN, "consumer lease not renewed, retrying");
+	else if (result == GW_DB_ERROR && is_argument_error(res))
+		send_rejected(c, GW_OP_ACK);
+	else
+		send_error(c, GW_OP_ACK, result);
+}
+
+static void
+resume_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_conn    *c = arg;
+
+	c->call = NULL;
+	if (c->state != GW_CS_READY)
+		return;
+	if (result == GW_DB_OK && PQntuples(res) == 1)
+	{
+		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+		{
+			/* another holder has the agent's stream (D-M7-17-4) */
+			gw_conn_close(c, GW_CLOSE_FENCED, "consumer fenced");
+			return;
+		}
+		gw_stats.consumer_resumes++;
+		gw_log(GW_LOG_INFO, "consumer lease lapsed with no takeover, holding again");
+	}
+	else
+		save_failed(c, result, res);
+	save_next(c);
+}
+
+/*
+ * The save said no: fenced by another holder, or only a lease that lapsed
+ * (the database was away longer than bothy.consumer_lease).  The database
+ * tells which, and in the second case holds again: an outage alone never
+ * costs a consumer its stream.
+ */
+static void
+start_resume(gw_conn *c)
+{
+	char		agent[BOTHY_UUID_STRLEN + 1],
+				holder[BOTHY_UUID_STRLEN + 1],
+				n[24];
+	const char *params[4] = {agent, gw.id_text, holder, n};
+
+	bothy_uuid_format(&c->principal, agent);
+	bothy_uuid_format(&c->bind, holder);
+	snprintf(n, sizeof(n), "%lld", (long long) c->acked);
+	c->call = gw_db_submit(gw.db, sql_consumer_resume, 4, params, resume_done, c);
+	if (c->call == NULL)
+		save_failed(c, GW_DB_ERROR, NULL);
+}
+
 static void
 save_done(void *arg, gw_db_result result, const PGresult *res)
 {
@@ -374,26 +452,13 @@ save_done(void *arg, gw_db_result result, const PGresult *res)
 	{
 		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 		{
-			/* the session no longer holds the agent's stream (D-M7-17-4) */
-			gw_conn_close(c, GW_CLOSE_FENCED, "consumer fenced");
+			start_resume(c);
 			return;
 		}
 	}
-	else if (c->call_op != GW_OP_ACK)
-		gw_log(GW_LOG_WARN, "consumer lease not renewed, retrying");
-	else if (result == GW_DB_ERROR && is_argument_error(res))
-		send_rejected(c, GW_OP_ACK);
 	else
-		send_error(c, GW_OP_ACK, result);
-	if (c->ack_pending)
-	{
-		/* a client's ack among those that waited: its failure is answered */
-		gw_op		op = c->ack_pending_client ? GW_OP_ACK : GW_OP_NONE;
-
-		c->ack_pending = false;
-		c->ack_pending_client = false;
-		start_save(c, c->ack_next, op);
-	}
+		save_failed(c, result, res);
+	save_next(c);
 }
 
 /*

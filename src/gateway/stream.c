@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agent_events.h"
 #include "config.h"
 #include "db.h"
 #include "deliver.h"
@@ -21,11 +22,6 @@
 #include "node.h"
 #include "stream.h"
 
-#define READ_MAX 1000			/* bothy.agent_events_after's max_events */
-
-static const char sql_events[] =
-"SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "
-"FROM bothy.agent_events_after($1::uuid, $2::uuid, $3::bigint, $4::integer)";
 
 static void read_more(gw_conn *c);
 
@@ -49,7 +45,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 	gw_conn    *c = arg;
 	int			i,
 				rows;
-	int			asked = (int) (room(c) < READ_MAX ? room(c) : READ_MAX);
+	int			asked = (int) (room(c) < GW_AGENT_EVENTS_MAX ? room(c) : GW_AGENT_EVENTS_MAX);
 
 	c->fetch = NULL;
 	if (!is_consumer(c))
@@ -63,25 +59,19 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 	rows = PQntuples(res);
 	for (i = 0; i < rows; i++)
 	{
-		long		id,
-					created;
+		gw_agent_event_row row;
 		gw_text		ev;
 
-		if (!gw_parse_int(PQgetvalue(res, i, 0), 1, INT64_C(9007199254740991), &id) ||
-			!gw_parse_int(PQgetvalue(res, i, 3), LONG_MIN / 2, LONG_MAX / 2, &created) ||
-			id <= c->sent)
-		{
-			gw_log(GW_LOG_ERROR, "agent events answer not understood");
+		if (!gw_agent_event_row_get(res, i, c->sent, &row))
 			return;
-		}
-		if (!gw_event_agent_event(&ev, id, PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), created))
+		if (!gw_event_agent_event(&ev, row.id, row.type, row.data, row.created_at_ms))
 		{
 			gw_log(GW_LOG_ERROR, "agent event could not be encoded");
 			return;
 		}
 		gw_deliver_to_conn(GW_EV_AGENT_EVENT, &ev, c);
 		gw_text_free(&ev);
-		c->sent = id;
+		c->sent = row.id;
 		if (c->state != GW_CS_READY)
 			return;				/* the queue overflowed: closing */
 	}
@@ -95,11 +85,6 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 static void
 read_more(gw_conn *c)
 {
-	char		agent[BOTHY_UUID_STRLEN + 1],
-				session[BOTHY_UUID_STRLEN + 1],
-				after[24],
-				max[16];
-	const char *params[4] = {agent, session, after, max};
 	int64_t		n = room(c);
 
 	if (c->fetch != NULL)
@@ -109,11 +94,9 @@ read_more(gw_conn *c)
 	}
 	if (!is_consumer(c) || c->latest <= c->sent || n == 0)
 		return;
-	bothy_uuid_format(&c->principal, agent);
-	bothy_uuid_format(&c->bind, session);	/* the holder */
-	snprintf(after, sizeof(after), "%lld", (long long) c->sent);
-	snprintf(max, sizeof(max), "%lld", (long long) (n < READ_MAX ? n : READ_MAX));
-	c->fetch = gw_db_submit(gw.db, sql_events, 4, params, read_done, c);
+	c->fetch = gw_agent_events_read(&c->principal, &c->bind, c->sent,
+									(int) (n < GW_AGENT_EVENTS_MAX ? n : GW_AGENT_EVENTS_MAX),
+									read_done, c);
 }
 
 void

@@ -108,6 +108,38 @@ $$;
 COMMENT ON FUNCTION bothy.consumer_save(uuid, uuid, bigint) IS
     'save the held acknowledgement while the session holds; false when it was fenced';
 
+-- A connection whose lease lapsed with no takeover (the database was away
+-- longer than bothy.consumer_lease, say) holds again: its own hold, lapsed
+-- or released since by the maintenance worker (holder NULL), is renewed;
+-- a hold another holder took meanwhile is not, and false fences the
+-- connection (4015).  A database outage alone never costs a consumer its
+-- stream.  Under READ COMMITTED a resume that waits for a takeover's row
+-- lock re-checks the holder on the new row version.  No signal: nobody
+-- else holds what it takes.
+CREATE FUNCTION bothy.consumer_resume(agent uuid, node uuid, gateway_session uuid, acked bigint)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM bothy._need(consumer_resume.agent, 'agent'),
+            bothy._need_v7(consumer_resume.node, 'node'),
+            bothy._need(consumer_resume.gateway_session, 'gateway_session'),
+            bothy._need(consumer_resume.acked, 'acked');
+    PERFORM bothy._need_ack_in_range(consumer_resume.agent, consumer_resume.acked);
+    UPDATE bothy.consumer_holds h
+       SET holder_session = consumer_resume.gateway_session, holder_kind = 'connection',
+           node = consumer_resume.node, acked = greatest(h.acked, consumer_resume.acked),
+           lease_until = now() + pg_catalog.current_setting('bothy.consumer_lease')::interval,
+           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END
+     WHERE h.agent = consumer_resume.agent
+       AND (h.holder_session IS NULL OR h.holder_session = consumer_resume.gateway_session);
+    RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) IS
+    'hold again after a lapsed lease, unless another holder took the stream; false when fenced';
+
 CREATE FUNCTION bothy.consumer_holder(agent uuid,
         OUT holder_session uuid, OUT holder_kind text, OUT node uuid, OUT acked bigint,
         OUT lease_until timestamptz)

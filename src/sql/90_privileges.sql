@@ -16,6 +16,7 @@ GRANT EXECUTE ON FUNCTION
     bothy.device_binding(uuid),
     bothy.consumer_take(uuid, uuid, uuid, text, interval, bigint),
     bothy.consumer_save(uuid, uuid, bigint),
+    bothy.consumer_resume(uuid, uuid, uuid, bigint),
     bothy.consumer_holder(uuid),
     bothy.run_start(uuid, uuid),
     bothy.agent_events_after(uuid, uuid, bigint, integer),

@@ -23,6 +23,7 @@ SELECT is(
         'bothy.agent_known(uuid)',
         'bothy.agent_status(uuid[])',
         'bothy.consumer_holder(uuid)',
+        'bothy.consumer_resume(uuid,uuid,uuid,bigint)',
         'bothy.consumer_save(uuid,uuid,bigint)',
         'bothy.consumer_take(uuid,uuid,uuid,text,interval,bigint)',
         'bothy.device_bind(uuid,uuid,uuid,uuid)',
