@@ -203,3 +203,31 @@ def test_an_idle_consumer_keeps_its_hold_past_the_lease(gateways, keys, pg):
     ready = run(go())
     holder = pg.query("SELECT holder_session::text FROM bothy.consumer_holder(%s)", agent)[0][0]
     assert holder == ready["bind"]
+
+
+def test_a_lapsed_lease_with_no_takeover_is_held_again(gateways, keys, pg):
+    """A lease that lapsed (the database was away longer than
+    bothy.consumer_lease) or was released by the maintenance worker, with
+    nobody taking over: the next save is refused, bothy.consumer_resume
+    holds again, and the consumer stays open (an outage alone never fences)."""
+    node = gateways(1)      # bothy.consumer_lease = 3s: a save every second
+    agent = new_id()
+    resumes = "bothy_gateway_consumer_resumes_total"
+
+    async def go():
+        ws, ready = await identify(node.url, keys.agent(agent))
+        pg.query("UPDATE bothy.consumer_holds SET lease_until = now() - interval '1 second' "
+                 "WHERE agent = %s", agent)
+        poll_until(lambda: node.metric(resumes) == 1, timeout=5, what="the lapsed lease held again")
+        assert await alive(ws)
+        pg.query("UPDATE bothy.consumer_holds SET holder_session = NULL, holder_kind = NULL, node = NULL, "
+                 "lease_until = NULL WHERE agent = %s", agent)
+        poll_until(lambda: node.metric(resumes) == 2, timeout=5, what="the released hold held again")
+        assert await alive(ws)
+        await ws.close()
+        return ready
+    ready = run(go())
+    holder = pg.query("SELECT holder_session::text, lease_until > now() FROM bothy.consumer_holder(%s)", agent)[0]
+    assert holder == (ready["bind"], True)
+    assert node.metric('bothy_gateway_closes_total{code="4015"}') == 0
+    assert node.log.count("consumer lease lapsed with no takeover, holding again") == 2
