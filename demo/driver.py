@@ -152,7 +152,7 @@ async def agent_loop(stop):
     while not stop.is_set():
         try:
             async with websockets.connect(EDGE, open_timeout=5, ping_interval=None,
-                                          close_timeout=2) as ws:
+                                          close_timeout=1) as ws:
                 op = "resume" if resume else "identify"
                 await ws.send(json.dumps({"op": op, "token": resume or AGENT_TOKEN}))
                 ready = json.loads(await asyncio.wait_for(ws.recv(), 10))
