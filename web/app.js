@@ -236,7 +236,7 @@ class Pane {
     const ws = new WebSocket(this.url(pinned ? "node/" + this.via + "/gateway" : "gateway"));
     this.ws = ws;
     this.op = this.resume ? "resume" : "identify";
-    this.routeText = pinned ? "via its own path at the edge" : "via the edge, any node";
+    this.routeText = pinned ? "via its own path" : "via the edge";
     this.el.dataset.route = pinned ? "pinned" : "edge";
     this.renderRoute();
     ws.onopen = () => {
