@@ -402,7 +402,11 @@ class Pane {
     const bar = $(card, ".bar");
     bar.setAttribute("aria-valuenow", String(pct));
     bar.setAttribute("aria-valuetext", pct + " %");
-    $(card, ".bar-fill").style.width = pct + "%";
+    const fill = $(card, ".bar-fill");
+    /* a new task starts at 0: jump back, glide only forward */
+    fill.style.transition = pct < (this.runPct || 0) ? "none" : "";
+    fill.style.width = pct + "%";
+    this.runPct = pct;
     $(card, ".run-step").textContent = (typeof d.step === "string" ? d.step : "") + " · " + pct + " %";
     this.renderRunAge();
     if (this.runUpdates % 10 === 1) this.log("run.updated", pct + " %");
