@@ -73,3 +73,11 @@ test: all unit fuzz gateway
 	test/run-all
 
 .PHONY: unit fuzz test
+
+# --- make demo: a local cluster and its page (demo/run, README "Try it") ---
+# Installs missing packages, builds, then runs PostgreSQL, two gateway nodes,
+# the nginx edge and a driver under .demo/ until Ctrl-C.
+demo:
+	demo/run
+
+.PHONY: demo

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 
@@ -23,6 +24,8 @@ const char	gw_serve_usage[] =
 "                             (env BOTHY_LISTEN; ADDR empty: every address)\n"
 "  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n"
 "  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
+"  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
+"                             at /status, other files by name (default: no page)\n"
 "  --db-pool N                query connections, 1..16 (default 2)\n"
 "  --db-timeout MS            one database call, 100..600000 (default 5000)\n"
 "  --identify-timeout MS      identify after connecting, 100..600000 (default 10000)\n"
@@ -147,11 +150,30 @@ set_int(const char *name, const char *value, long min, long max, int *field,
 	return true;
 }
 
+/*
+ * The one option checked against the file system while parsing: a wrong
+ * --web must stop the start, not turn the page into 404s later.
+ */
+static bool
+set_web(gw_options *o, const char *value, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (*value == '\0' || stat(value, &st) != 0 || !S_ISDIR(st.st_mode))
+	{
+		snprintf(err, errlen, "--web must name a directory");
+		return false;
+	}
+	o->web = value;
+	return true;
+}
+
 enum
 {
 	OPT_LISTEN = 256,
 	OPT_DATABASE,
 	OPT_KEYS,
+	OPT_WEB,
 	OPT_DB_POOL,
 	OPT_DB_TIMEOUT,
 	OPT_IDENTIFY_TIMEOUT,
@@ -174,6 +196,7 @@ static const struct option serve_options[] = {
 	{"listen", required_argument, NULL, OPT_LISTEN},
 	{"database", required_argument, NULL, OPT_DATABASE},
 	{"keys", required_argument, NULL, OPT_KEYS},
+	{"web", required_argument, NULL, OPT_WEB},
 	{"db-pool", required_argument, NULL, OPT_DB_POOL},
 	{"db-timeout", required_argument, NULL, OPT_DB_TIMEOUT},
 	{"identify-timeout", required_argument, NULL, OPT_IDENTIFY_TIMEOUT},
@@ -265,6 +288,9 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 				break;
 			case OPT_KEYS:
 				o->keys = optarg;
+				break;
+			case OPT_WEB:
+				ok = set_web(o, optarg, err, errlen);
 				break;
 			case OPT_DB_POOL:
 				ok = set_int("--db-pool", optarg, 1, 16, &o->db_pool, err, errlen);

@@ -23,6 +23,7 @@ typedef struct gw_options
 	int			listen_port;		/* 1 .. 65535 */
 	const char *database;		/* libpq conninfo (may hold a password) */
 	const char *keys;			/* key store directory */
+	const char *web;			/* --web: the page's directory, or NULL */
 	int			db_pool;			/* query connections, 1 .. 16 */
 	int			db_timeout_ms;		/* one database call, queue wait included */
 	int			identify_timeout_ms;	/* from upgrade to identify (or resume) */

@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "rest.h"
+#include "web.h"
 
 int
 gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
@@ -50,6 +51,8 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 	int			n;
 
 	memset(c, 0, sizeof(*c));
+	if (gw_web_claims(uri))
+		return gw_web_request(wsi, c, uri);
 	if (strcmp(uri, "/healthz") == 0)
 		return gw_http_respond(wsi, c, HTTP_STATUS_OK, "text/plain", "ok\n", 3);
 	if (strcmp(uri, "/readyz") == 0)
