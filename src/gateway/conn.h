@@ -22,6 +22,13 @@
 #include "sendq.h"
 #include "uuid.h"
 
+/*
+ * Threads whose last typing op a connection remembers for --typing-interval:
+ * a client typing in more threads at once than this is limited per thread
+ * only for the ones it typed in last.
+ */
+#define GW_TYPING_SLOTS 4
+
 typedef enum gw_conn_state
 {
 	GW_CS_NEW = 0,				/* upgraded, waiting for identify or resume */
@@ -60,9 +67,12 @@ typedef struct gw_conn
 	int64_t		renew_at;		/* agent: the next save that renews the lease */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	gw_db_call *call;			/* the running database call, or NULL */
-	/* person: typing.c's rate limit */
-	bothy_uuid	typing_thread;	/* the thread of the last typing op passed on */
-	int64_t		typing_at;		/* gw_mono_ms of it */
+	/* person: typing.c's rate limit, the threads typed in last */
+	struct
+	{
+		bothy_uuid	thread;
+		int64_t		at;			/* gw_mono_ms of the typing op passed on */
+	}			typing[GW_TYPING_SLOTS];
 	/* agent: its presence (agents.c) and its event stream (stream.c) */
 	uint8_t		agent_state;	/* gw_agent_state of its last heartbeat */
 	bool		announced;		/* its presence was announced since ready or offline */

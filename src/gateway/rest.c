@@ -38,7 +38,12 @@
 #define POLL_WAIT_DEFAULT_MS 25000
 #define POLL_WAIT_MAX_MS 60000
 #define POLL_MAX_DEFAULT 100
-#define LIST_MAX 100			/* agents or persons asked in one call */
+/*
+ * Agents or persons asked in one call.  lws 4.1 keeps every query argument
+ * in one of a fixed number of header fragments (fewer than 90 with the
+ * usual headers), so a longer list could not even be read.
+ */
+#define LIST_MAX 50
 #define ARG_MAX 64				/* one query argument, name=value */
 
 struct gw_rest
@@ -54,7 +59,8 @@ struct gw_rest
 	int			wait_ms;		/* poll */
 	int			max;			/* poll */
 	bool		waiting;		/* poll: in polls, deadline armed */
-	bool		wake;			/* poll: an event came while a read ran */
+	bool		wake;			/* poll: an event came while a call ran */
+	bool		recheck;		/* poll: a takeover was heard while a call ran */
 	bothy_uuid	thread;			/* presence */
 	bothy_uuid	ids[LIST_MAX];	/* presence: persons; agents presence: agents */
 	size_t		nids;
@@ -68,6 +74,7 @@ struct gw_rest
 static lws_dll2_owner_t polls;
 
 static void read_events(gw_rest *r);
+static void keep_waiting(gw_rest *r);
 
 /* --- answers ------------------------------------------------------------ */
 
@@ -341,13 +348,10 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 	}
 	if (PQntuples(res) == 0)
 	{
-		if (r->wake && r->waiting)
-		{
-			r->wake = false;
-			read_events(r);		/* an event came while this read ran */
-		}
-		else if (!r->waiting)
+		if (!r->waiting)
 			answer_empty(r);	/* no wait asked, or it is over */
+		else
+			keep_waiting(r);
 		return;
 	}
 	b = gw_poll_body_new();
@@ -372,6 +376,72 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 		return;
 	}
 	answer(r, 200, &body);
+}
+
+static const char sql_still_holds[] =
+"SELECT h.holder_session IS NOT DISTINCT FROM $2::uuid FROM bothy.consumer_holder($1::uuid) AS h";
+
+static void check_holder(gw_rest *r);
+
+/* Nothing to answer yet: what was heard during the last call comes next. */
+static void
+keep_waiting(gw_rest *r)
+{
+	if (r->recheck)
+		check_holder(r);
+	else if (r->wake)
+	{
+		r->wake = false;
+		read_events(r);
+	}
+}
+
+static void
+holder_checked(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_rest    *r = arg;
+
+	r->call = NULL;
+	if (result != GW_DB_OK || PQntuples(res) != 1)
+	{
+		answer_db_failure(r, result, res);
+		return;
+	}
+	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	{
+		answer_error(r, 409, "fenced");
+		return;
+	}
+	/* an earlier takeover heard late: this window still holds */
+	if (!r->waiting)
+		answer_empty(r);
+	else
+		keep_waiting(r);
+}
+
+/*
+ * A takeover of the agent by another holder was heard.  Whether it came
+ * after this window's own take (fenced: 409) or before it, heard late
+ * (nothing changes), only the hold row says.
+ */
+static void
+check_holder(gw_rest *r)
+{
+	char		agent[BOTHY_UUID_STRLEN + 1],
+				holder[BOTHY_UUID_STRLEN + 1];
+	const char *params[2] = {agent, holder};
+
+	if (r->call != NULL)
+	{
+		r->recheck = true;
+		return;
+	}
+	r->recheck = false;
+	bothy_uuid_format(&r->principal, agent);
+	bothy_uuid_format(&r->session, holder);
+	r->call = gw_db_submit(gw.db, sql_still_holds, 2, params, holder_checked, r);
+	if (r->call == NULL)
+		answer_error(r, 503, "unavailable");
 }
 
 static void
@@ -478,7 +548,7 @@ gw_rest_fenced(const bothy_uuid *agent, const bothy_uuid *session)
 		next = d->next;
 		if (bothy_uuid_compare(&r->principal, agent) == 0 &&
 			bothy_uuid_compare(&r->session, session) != 0)
-			answer_error(r, 409, "fenced");
+			check_holder(r);
 	}
 }
 

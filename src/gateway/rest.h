@@ -40,7 +40,9 @@ void		gw_rest_agent_event(const bothy_uuid *agent);
 
 /*
  * The agent's stream was taken by session (a consumer here, or a signal):
- * a poll of agent waiting here under another session answers 409.
+ * a poll of agent waiting here under another session asks the hold row
+ * whether it still holds (a takeover heard late may be older than its own)
+ * and answers 409 when it does not.
  */
 void		gw_rest_fenced(const bothy_uuid *agent, const bothy_uuid *session);
 

@@ -44,6 +44,9 @@
  */
 #define RX_BUFFER_SIZE 512
 
+/* Bytes of one request's headers, the query string included. */
+#define GW_HTTP_HEADER_MAX 16384
+
 static const struct lws_protocols protocols[] = {
 	/* first: HTTP and the WebSocket at /gateway, which names no subprotocol */
 	{"bothy-gateway", gw_conn_callback, sizeof(gw_conn), RX_BUFFER_SIZE, 0, NULL, 0},
@@ -425,6 +428,13 @@ gw_serve(int argc, char **argv)
 	if (strchr(gw.opt.listen_host, ':') == NULL)
 		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.timeout_secs = 10;
+	/*
+	 * A REST query may name 50 UUIDs (rest.c, about 2.2 kB) beside an
+	 * Authorization header of up to BOTHY_TOKEN_MAX: lws' default of 4096
+	 * bytes of headers would leave little room for the rest.  The buffer belongs to a pool lent to requests
+	 * while their headers are read, not to each idle connection.
+	 */
+	info.max_http_header_data = GW_HTTP_HEADER_MAX;
 	gw.context = lws_create_context(&info);
 	if (gw.context == NULL)
 	{

@@ -62,8 +62,10 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 		gw_agent_event_row row;
 		gw_text		ev;
 
-		if (!gw_agent_event_row_get(res, i, c->sent, &row))
+		if (!gw_agent_event_row_get(res, i, 0, &row))
 			return;
+		if (row.id <= c->sent)
+			continue;			/* acknowledged ahead while this read ran */
 		if (!gw_event_agent_event(&ev, row.id, row.type, row.data, row.created_at_ms))
 		{
 			gw_log(GW_LOG_ERROR, "agent event could not be encoded");
@@ -110,6 +112,9 @@ gw_stream_ready(gw_conn *c)
 void
 gw_stream_acked(gw_conn *c)
 {
+	/* an ack ahead of what was sent: what it covers is never sent */
+	if (c->acked > c->sent)
+		c->sent = c->acked;
 	read_more(c);
 }
 

@@ -128,20 +128,44 @@ ask(typing *t)
 	free(persons);
 }
 
+/*
+ * At most one typing op per thread per --typing-interval: the thread's slot
+ * if it has one, else the oldest slot is taken over.
+ */
+static bool
+passes_limit(gw_conn *c, const bothy_uuid *thread, int64_t now)
+{
+	int			i,
+				slot = 0;
+
+	for (i = 0; i < GW_TYPING_SLOTS; i++)
+	{
+		if (bothy_uuid_compare(&c->typing[i].thread, thread) == 0 && c->typing[i].at != 0)
+		{
+			if (now - c->typing[i].at < gw.opt.typing_interval_ms)
+				return false;
+			slot = i;
+			break;
+		}
+		if (c->typing[i].at < c->typing[slot].at)
+			slot = i;
+	}
+	c->typing[slot].thread = *thread;
+	c->typing[slot].at = now;
+	return true;
+}
+
 void
 gw_typing_op(gw_conn *c, const bothy_uuid *thread)
 {
 	int64_t		now = gw_mono_ms();
 	typing	   *t;
 
-	if (bothy_uuid_compare(&c->typing_thread, thread) == 0 &&
-		now - c->typing_at < gw.opt.typing_interval_ms)
+	if (!passes_limit(c, thread, now))
 	{
 		gw_stats.typing_dropped++;
 		return;
 	}
-	c->typing_thread = *thread;
-	c->typing_at = now;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return;

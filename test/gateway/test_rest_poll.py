@@ -8,7 +8,7 @@ while a poll waits makes the poll answer 409."""
 import asyncio
 import time
 
-from cluster import Client, World, rest, rest_started
+from cluster import FOREIGN_NODE, Client, World, rest, rest_started
 from conftest import poll_until, run
 
 PATH = "/v1/agent/events"
@@ -57,7 +57,9 @@ def test_poll_answers_at_once_waits_for_an_append_and_ends_empty(gateways, keys,
     assert woke[:2] == (200, ([(3, "task.updated", {"n": 3})], 2))
     assert woke[2] < 2.0                 # well before wait_ms
     status, body, took = empty
+    holder = body.pop("holder")
     assert (status, body) == (200, {"events": [], "acked": 3})
+    assert w.holder(agent)[0] == holder      # the window's holder ID, what run_start takes
     assert 0.5 <= took < 3.0
     assert w.holder(agent)[1:] == ("poll", 3)
 
@@ -78,8 +80,9 @@ def test_after_moves_the_held_acknowledgement_and_max_bounds_the_answer(gateways
     status, body = rest(node, PATH + "?after=1&wait_ms=0", token)
     assert (status, [e["id"] for e in body["events"]], body["acked"]) == (200, [3, 4, 5], 2)
     status, body = rest(node, PATH + "?after=5&wait_ms=0", token)
+    holder = body.pop("holder")
     assert (status, body) == (200, {"events": [], "acked": 5})
-    assert w.holder(agent)[1:] == ("poll", 5)
+    assert w.holder(agent) == (holder, "poll", 5)
 
 
 def test_bad_arguments_are_400(gateways, keys, pg):
@@ -138,3 +141,27 @@ def test_an_identify_while_a_poll_waits_answers_409(gateways, keys, pg):
     for status, body, took in run(go()):
         assert (status, body) == (409, {"error": "fenced"})
         assert took < 5.0
+
+
+def test_a_stale_consumer_signal_does_not_fence_the_poll_that_holds(gateways, keys, pg):
+    # A late signal of an earlier takeover (a poll on another node a moment
+    # before, say) names another holder; the waiting poll asks the hold row
+    # and, still holding, goes on waiting (a takeover after its own: 409).
+    node = gateways(1)
+    w = World(pg)
+    agent = w.agent()
+    token = keys.agent(agent)
+
+    async def go():
+        waiting = rest_started(node, "/v1/agent/events?wait_ms=3000", token)
+        poll_until(lambda: w.holder(agent)[1] == "poll", timeout=5, what="poll holds")
+        held = w.holder(agent)
+        w.q("SELECT bothy.publish('gateway.consumer', jsonb_build_object('node', %s::text, "
+            "'agent', %s::text, 'gateway_session', gen_random_uuid()))", FOREIGN_NODE, agent)
+        await asyncio.sleep(0.5)
+        w.append(agent)
+        status, body, _ = await waiting
+        return held, w.holder(agent), status, body
+    held, after, status, body = run(go())
+    assert held == after                # the poll still holds in the database ...
+    assert status == 200 and [e["id"] for e in body["events"]] == [1]

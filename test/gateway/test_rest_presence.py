@@ -73,3 +73,18 @@ def test_presence_is_refused_to_a_caller_who_may_not_see_the_thread(gateways, ke
             (400, {"error": "bad_request"}), query
     for token in (None, keys.agent(), "bothy1.garbage"):
         assert answer(node, token, thread, member) == (401, {"error": "token_refused"})
+
+
+def test_fifty_persons_or_agents_are_answered_and_more_refused(gateways, keys, pg):
+    # 50 UUIDs in the query are answered; the 51st is refused with 400
+    node = gateways(1)
+    w = World(pg)
+    member = new_id()
+    _, thread = w.room(member)
+    persons = "".join("&person=%s" % new_id() for _ in range(49))
+    assert rest(node, "/v1/presence?thread=%s&person=%s%s" % (thread, member, persons),
+                keys.person(member)) == (200, {"presence": []})
+    agents = "&".join("agent=%s" % new_id() for _ in range(50))
+    assert rest(node, "/v1/agents/presence?" + agents, keys.person())[0] == 200
+    assert rest(node, "/v1/agents/presence?" + agents + "&agent=" + new_id(),
+                keys.person()) == (400, {"error": "bad_request"})

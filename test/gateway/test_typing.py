@@ -138,3 +138,23 @@ def test_a_removed_member_stops_receiving_typing_from_the_other_node(gateways, k
     before, after, late = run(go())
     assert before == [sender, sender] and after == sender
     assert late == []
+
+
+def test_typing_limit_holds_per_thread_when_threads_alternate(gateways, keys, pg):
+    # T1, T2, T1, T2 within --typing-interval: the limit is per thread, so
+    # the second T1 and the second T2 are dropped
+    node = gateways(1, extra=["--typing-interval", "5000"])
+    w = World(pg)
+    sender = new_id()
+    place, t1 = w.room(sender)
+    t2 = w.thread(place)
+
+    async def go():
+        s = await Client.open(node.url, keys.person(sender))
+        for t in (t1, t2, t1, t2):
+            await s.send({"op": "typing", "thread": t})
+        # ops are handled in order and a drop is counted at once: after the
+        # answer to a heartbeat, every drop is counted
+        await s.before_ack()
+    run(go())
+    assert node.metric("bothy_gateway_typing_dropped_total") == 2
