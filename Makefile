@@ -1,7 +1,8 @@
 # bothy: the PostgreSQL extension (built with PGXS) and its test suites.
 #
 #   make            build the extension (needs only the server headers)
-#   make install    install the extension into the server's directories
+#   make install    install the extension into the server's directories, and
+#                   bothy-gateway and its man page (GATEWAY_BINDIR, GATEWAY_MANDIR)
 #   make test       run every suite on temporary PostgreSQL instances
 #
 # The install script bothy--$(EXTVERSION).sql is built from the parts in
@@ -68,6 +69,30 @@ fuzz: test/fuzz/fuzz_signal
 # their objects and unit tests; `make gateway` builds all of it.
 include src/gateway/crypto.mk
 include src/gateway/gateway.mk
+
+# --- make install: the extension (PGXS) and the gateway ---------------------
+# PGXS's install puts the extension into the server's directories; this adds
+# the daemon and its man page (docs/operations.md), building the daemon
+# first.  DESTDIR stages both, for a package.  WITH_GATEWAY=no installs the
+# extension alone (test/run-all: the suites run the binary in src/gateway/).
+GATEWAY_BINDIR ?= /usr/local/bin
+GATEWAY_MANDIR ?= /usr/local/share/man
+GATEWAY_MAN     = docs/bothy-gateway.1
+WITH_GATEWAY   ?= yes
+
+install-gateway: $(GATEWAY_BIN)
+	install -D -m 0755 $(GATEWAY_BIN) $(DESTDIR)$(GATEWAY_BINDIR)/bothy-gateway
+	install -D -m 0644 $(GATEWAY_MAN) $(DESTDIR)$(GATEWAY_MANDIR)/man1/bothy-gateway.1
+
+uninstall-gateway:
+	rm -f $(DESTDIR)$(GATEWAY_BINDIR)/bothy-gateway $(DESTDIR)$(GATEWAY_MANDIR)/man1/bothy-gateway.1
+
+ifeq ($(WITH_GATEWAY),yes)
+install: install-gateway
+uninstall: uninstall-gateway
+endif
+
+.PHONY: install-gateway uninstall-gateway
 
 test: all unit fuzz gateway
 	test/run-all

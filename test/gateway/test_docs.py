@@ -10,6 +10,7 @@ BOTHY_GATEWAY (conftest.py), the docs from BOTHY_ROOT/docs.
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -45,8 +46,9 @@ def doc(name):
 
 
 def table_rows(text):
-    """Every Markdown table row as its list of stripped cells."""
-    return [[c.strip() for c in line.strip().strip("|").split("|")]
+    """Every Markdown table row as its list of stripped cells (an escaped
+    pipe, \\|, stays inside its cell)."""
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             for line in text.splitlines() if line.lstrip().startswith("|")]
 
 
@@ -91,7 +93,90 @@ def test_every_serve_option_is_in_gateway_md_with_its_default():
             problems.append("%s: no row in the options table" % name)
         elif default is not None and not any(c.strip("`") == default for r in mine for c in r[1:]):
             problems.append("%s: default %s not in its row" % (name, default))
+        elif any("planned" in c for r in mine for c in r):
+            problems.append("%s: built, but its row says planned" % name)
     assert problems == []
+
+
+# --- the man page ----------------------------------------------------------------
+
+MAN = os.path.join(DOCS, "bothy-gateway.1")
+
+
+def man_sections():
+    """{section name: its roff lines} of docs/bothy-gateway.1."""
+    sections, name = {}, None
+    with open(MAN) as f:
+        for line in f.read().splitlines():
+            m = re.match(r'^\.SH\s+"?([^"]+?)"?\s*$', line)
+            if m:
+                name = m.group(1)
+                sections[name] = []
+            elif name is not None:
+                sections[name].append(line)
+    return sections
+
+
+def roff_plain(lines):
+    """The words of roff lines: macro names, quotes and font escapes gone,
+    \\- as -, whitespace collapsed."""
+    out = []
+    for line in lines:
+        if line.startswith(".\\\""):
+            continue
+        line = re.sub(r"^\.[A-Z]{1,2}\b", "", line)
+        line = re.sub(r"\\f(\[[^]]*\]|\(..|.)", "", line)
+        out.append(line.replace("\\-", "-").replace("\\(dq", '"').replace('"', ""))
+    return " ".join(" ".join(out).split())
+
+
+def man_items(lines):
+    """(tag, body) of every .TP item: the tag line and the lines up to the next."""
+    items, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith(".TP") and i + 1 < len(lines):
+            j = i + 2
+            while j < len(lines) and not lines[j].startswith((".TP", ".SH", ".PP")):
+                j += 1
+            items.append((roff_plain([lines[i + 1]]), roff_plain(lines[i + 2:j])))
+            i = j
+        else:
+            i += 1
+    return items
+
+
+def test_man_page_has_every_serve_option_with_its_default():
+    sections = man_sections()
+    want = ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "ENVIRONMENT",
+            "SIGNALS", "FILES", "EXIT STATUS", "SEE ALSO"]
+    assert [n for n in want if n not in sections] == []
+    items = {}
+    for tag, body in man_items(sections["OPTIONS"]):
+        m = re.match(r"(--[a-z-]+)", tag)
+        if m:
+            items[m.group(1)] = tag + " " + body
+    options = serve_options()
+    assert len(options) >= 15
+    problems = []
+    for name, default in options:
+        if name not in items:
+            problems.append("%s: no item in OPTIONS" % name)
+        elif default is not None and "default %s" % default not in items[name]:
+            problems.append("%s: default %s not in its item" % (name, default))
+    assert problems == []
+    env = {tag for tag, _ in man_items(sections["ENVIRONMENT"])}
+    assert {"BOTHY_LISTEN", "BOTHY_DATABASE", "BOTHY_KEYS"} <= env, env
+    signals = " ".join(tag for tag, _ in man_items(sections["SIGNALS"]))
+    assert all(s in signals for s in ("SIGTERM", "SIGINT", "SIGHUP")), signals
+
+
+def test_man_page_renders_without_warnings():
+    groff = shutil.which("groff")
+    if groff is None:
+        pytest.fail("groff is missing: .ci/install-deps installs groff-base")
+    r = subprocess.run([groff, "-man", "-Tutf8", "-ww", "-z", MAN], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
 
 
 # --- metrics -------------------------------------------------------------------
@@ -105,10 +190,38 @@ def test_every_metric_is_in_gateway_md(src):
 
 # --- log messages --------------------------------------------------------------
 
+def call_args(text, start):
+    """The arguments of the call whose "(" is at text[start], split at the
+    commas of its top level (strings and nested parentheses kept whole)."""
+    args, depth, cur, i = [], 0, "", start + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            m = re.match(r'"(?:[^"\\]|\\.)*"', text[i:])
+            cur += m.group(0)
+            i += len(m.group(0))
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                args.append(cur.strip())
+                return args
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            i += 1
+            continue
+        cur += ch
+        i += 1
+    raise AssertionError("unbalanced call at %d" % start)
+
+
 def log_messages(src):
     """(level, message) of every gw_log/gw_logf call with a constant message,
-    and of every call of a function that passes its first parameter on as
-    the message (server.c's refuse)."""
+    and of every call of a function that passes one of its parameters on as
+    the message (server.c's refuse and use_settings)."""
     found = set()
     for name, text in src.items():
         if not name.endswith(".c"):
@@ -124,10 +237,19 @@ def log_messages(src):
             head = list(re.finditer(r"^(\w+)\s*\(([^)]*)\)\s*\n\{", text[:start], re.M))
             assert head, "%s: gw_log(..., %s) outside a function" % (name, m.group(3))
             fn, params = head[-1].group(1), head[-1].group(2)
-            first = re.findall(r"\w+", params.split(",")[0])[-1]
-            assert first == m.group(3), (
-                "%s: %s logs its parameter %s, not its first one: teach this test" % (name, fn, m.group(3)))
-            calls = re.findall(r"\b%s\s*\(\s*%s" % (fn, LITERALS), text)
+            names = [re.findall(r"\w+", p)[-1] for p in params.split(",")]
+            assert m.group(3) in names, (
+                "%s: %s logs %s, which is not one of its parameters: teach this test" % (name, fn, m.group(3)))
+            at = names.index(m.group(3))
+            calls = []
+            for call in re.finditer(r"\b%s\s*\(" % fn, text):
+                line = text[text.rfind("\n", 0, call.start()) + 1:call.start()]
+                if line == "" or re.match(r"\s*(static|extern)\b", line):
+                    continue        # the definition, or a prototype
+                args = call_args(text, call.end() - 1)
+                assert re.fullmatch(LITERALS, args[at] + " "), (
+                    "%s: %s called with a message that is not a constant: %s" % (name, fn, args[at]))
+                calls.append(args[at])
             assert calls, "%s: no call of %s with a constant message" % (name, fn)
             found.update((level, c_string(c)) for c in calls)
     return found
@@ -162,7 +284,30 @@ def close_codes(src):
 
 def test_every_op_has_its_section_in_protocol_md(src):
     text = doc("protocol.md")
-    assert [op for op in ops_of(src) if not re.search(r"^### `%s`" % op, text, re.M)] == []
+    assert [op for op in ops_of(src) if not re.search(r"^### `%s`$" % op, text, re.M)] == []
+
+
+# --- events --------------------------------------------------------------------
+
+def event_types(src):
+    """The event types the node sends: metrics.c's event_type_names."""
+    m = re.search(r"event_type_names\[[^]]*\]\s*=\s*\{([^}]*)\}", src["metrics.c"])
+    assert m, "event_type_names not found in metrics.c"
+    types = re.findall(r'"([a-z_.]+)"', m.group(1))
+    assert len(types) >= 6 and "agent.event" in types, types
+    return types
+
+
+def test_every_event_type_has_its_row_in_protocol_md(src):
+    rows = {r[0]: r for r in table_rows(doc("protocol.md")) if r and re.fullmatch(r"`[a-z_.]+`", r[0])}
+    problems = []
+    for t in event_types(src):
+        row = rows.get("`%s`" % t)
+        if row is None or len(row) != 3:
+            problems.append("%s: no row in the events table" % t)
+        elif "planned" in " ".join(row):
+            problems.append("%s: sent, but its row says planned" % t)
+    assert problems == []
 
 
 def test_every_close_code_and_reason_is_in_protocol_md(src):
@@ -178,6 +323,103 @@ def test_every_close_code_and_reason_is_in_protocol_md(src):
     missing = sorted((code, reason) for code, reason in reasons
                      if "`%s`" % reason not in " ".join(rows.get(str(code), [])))
     assert missing == []
+
+
+# --- REST ----------------------------------------------------------------------
+
+def rest_paths(src):
+    """The paths the node answers: http.c's and rest.c's routes."""
+    paths = re.findall(r'strcmp\(uri,\s*"(/[a-z/._]+)"\)', src["http.c"])
+    routes = re.search(r"routes\[\]\s*=\s*\{(.*?)\};", src["rest.c"], re.S)
+    assert routes, "the routes of rest.c not found"
+    paths += re.findall(r'\{"(/v1/[a-z/_]+)"', routes.group(1))
+    assert len(paths) >= 6 and "/v1/agent/events" in paths, paths
+    return paths
+
+
+def defines(text):
+    return {k: int(v) for k, v in re.findall(r"#define\s+(\w+)\s+(\d+)\b", text)}
+
+
+def number(token, consts):
+    token = token.strip()
+    return consts[token] if token in consts else int(token.rstrip("L"))
+
+
+def test_every_rest_path_has_its_section_in_protocol_md(src):
+    text = doc("protocol.md")
+    problems = []
+    for path in rest_paths(src):
+        heading = re.search(r"^### `GET %s`(.*)$" % re.escape(path), text, re.M)
+        if heading is None:
+            problems.append("%s: no section" % path)
+        elif "planned" in heading.group(1):
+            problems.append("%s: answered, but its section says planned" % path)
+    assert problems == []
+
+
+def test_every_rest_error_is_in_protocol_md(src):
+    """Each status with its {"error":...} body stands on one line of
+    protocol.md, and a failure counted by status is one of those."""
+    pairs = set()
+    for name in ("rest.c", "http.c"):
+        pairs |= {(int(st), code) for st, code in
+                  re.findall(r'answer_error\(r,\s*(\d{3}),\s*"([a-z_]+)"\)', src[name])}
+        statuses = {"HTTP_STATUS_NOT_FOUND": 404, "HTTP_STATUS_METHOD_NOT_ALLOWED": 405,
+                    "HTTP_STATUS_SERVICE_UNAVAILABLE": 503}
+        for const, code in re.findall(r"gw_http_respond\([^;]*?(HTTP_STATUS_[A-Z_]+),\s*"
+                                      r'"application/json",\s*"\{\\"error\\":\\"([a-z_]+)', src[name]):
+            pairs.add((statuses[const], code))
+    assert len(pairs) >= 7 and (409, "fenced") in pairs and (405, "method_not_allowed") in pairs, pairs
+    lines = doc("protocol.md").splitlines()
+    body = '{"error":"%s"}'
+    missing = sorted((st, code) for st, code in pairs
+                     if not any(str(st) in l and body % code in l for l in lines))
+    assert missing == []
+    counted = {int(n) for n in re.findall(r"\d{3}", re.search(
+        r"#define\s+GW_REST_STATUSES\s*\{([^}]*)\}", src["metrics.h"]).group(1))}
+    assert counted == {200} | {st for st, code in pairs if code not in
+                               ("not_found", "method_not_allowed")} | {503}
+
+
+def test_every_rest_argument_is_in_protocol_md_with_its_range_and_default(src):
+    """rest.c's arg_spec tables: each integer argument's row carries its
+    range and its default; the limits of lists, of one argument and the
+    poll window's grace are stated."""
+    rest = src["rest.c"]
+    consts = defines(rest)
+    rows = table_rows(doc("protocol.md"))
+    text = doc("protocol.md")
+    problems = []
+    blocks = re.findall(r"static const arg_spec specs\[\]\s*=\s*\{(.*?)\};(.*?)(?=static const arg_spec|\Z)",
+                        rest, re.S)
+    assert len(blocks) >= 3, blocks
+    ints = 0
+    for specs, body in blocks:
+        entries = re.findall(r'\{"([a-z_]+)",\s*(ARG_[A-Z]+),\s*([\w]+),\s*([\w]+),', specs)
+        defaults = dict(re.findall(r"v\.seen\[(\d+)\]\s*\?[^:;]*:\s*(\w+)\s*;", body))
+        for i, (name, kind, lo, hi) in enumerate(entries):
+            if kind != "ARG_INT":
+                if "`%s`" % name not in text:
+                    problems.append("%s: not named" % name)
+                continue
+            ints += 1
+            mine = [r for r in rows if r and r[0] == "`%s`" % name]
+            want = "%d to %d" % (number(lo, consts), number(hi, consts))
+            if not any(want in " ".join(r) for r in mine):
+                problems.append("%s: no row with %s" % (name, want))
+            if str(i) in defaults and defaults[str(i)] in consts:
+                d = str(consts[defaults[str(i)]])
+                if not any(c == d for r in mine for c in r):
+                    problems.append("%s: default %s not in its row" % (name, d))
+    assert ints >= 3
+    if "1 to %d times" % consts["LIST_MAX"] not in text:
+        problems.append("LIST_MAX %d not stated" % consts["LIST_MAX"])
+    if not re.search(r"at most %d\s+bytes" % consts["ARG_MAX"], text):
+        problems.append("ARG_MAX %d not stated" % consts["ARG_MAX"])
+    if "`wait_ms` + %d s" % (consts["POLL_GRACE_MS"] // 1000) not in text:
+        problems.append("POLL_GRACE_MS %d not stated" % consts["POLL_GRACE_MS"])
+    assert problems == []
 
 
 # --- docs/asyncapi.yaml --------------------------------------------------------
@@ -275,6 +517,17 @@ def test_asyncapi_is_2_6_and_has_every_op_and_close_code(src, api):
     for m in messages(api, "publish") + messages(api, "subscribe"):
         assert m["payload"]["additionalProperties"] is False, m["name"]
         assert "op" in m["payload"]["required"], m["name"]
+    sent = {m["payload"]["properties"]["type"]["const"]
+            for m in messages(api, "subscribe") if "type" in m["payload"]["properties"]}
+    assert [t for t in event_types(src) if t not in sent] == []
+    # what the node does is not marked planned
+    built = set(ops_of(src)) | set(event_types(src))
+    for m in messages(api, "publish") + messages(api, "subscribe"):
+        props = m["payload"]["properties"]
+        name = props["type"]["const"] if "type" in props else props["op"]["const"]
+        if name in built:
+            assert "x-bothy-status" not in m, m["name"]
+            assert "planned" not in json.dumps(m), m["name"]
     _, codes = close_codes(src)
     listed = {c["code"] for c in api["channels"]["/gateway"]["x-close-codes"]}
     # 1000 and 1006 are never sent by the node: counted, not part of the protocol
@@ -360,6 +613,64 @@ def test_asyncapi_accepts_the_limits_of_the_parser(api, message):
     assert len(accepted_by(api, "publish", message)) == 1
 
 
+# --- docs/operations.md ----------------------------------------------------------
+
+# What an operator must find in the table of operations.md (the brief of the
+# page): records and metrics that call for action.
+ACTIONABLE = [
+    ("gateway log", "listener connection lost, reconnecting"),
+    ("gateway log", "database connection lost"),
+    ("gateway log", "database call timed out"),
+    ("gateway log", "gateway presence not written, retrying at the next interval"),
+    ("gateway log", "signal dropped as malformed"),
+    ("gateway log", "client closed: send queue full"),
+    ("gateway metric", "bothy_gateway_listener_up"),
+    ("gateway metric", "bothy_gateway_presence_write_failures_total"),
+    ("server log", "bothy maintenance waits for ALTER EXTENSION bothy UPDATE to version"),
+    ("server log", "bothy fan-out lost a batch of"),
+]
+
+
+def server_messages():
+    """The format strings of the workers' LOG records and of the SQL
+    warnings (src/extension, src/sql beside BOTHY_SRC_DIR)."""
+    base = os.path.dirname(os.environ["BOTHY_SRC_DIR"])
+    found = []
+    for sub, pattern in (("extension", r'errmsg\("((?:[^"\\]|\\.)*)"'),
+                         ("sql", r"RAISE\s+(?:WARNING|LOG|NOTICE)\s+'([^']*)'")):
+        where = os.path.join(base, sub)
+        assert os.path.isdir(where), "%s is missing: test/run-all copies it" % where
+        for name in os.listdir(where):
+            if name.endswith((".c", ".sql")):
+                with open(os.path.join(where, name)) as f:
+                    found += [m.replace('\\"', '"') for m in re.findall(pattern, f.read())]
+    assert any(m.startswith("bothy maintenance") for m in found), found
+    return found
+
+
+def test_operations_md_quotes_only_records_and_metrics_that_exist(src):
+    rows = [r for r in table_rows(doc("operations.md")) if len(r) == 4 and r[1].startswith("`")]
+    quoted = [(r[0], r[1].strip("`")) for r in rows]
+    assert [a for a in ACTIONABLE if a not in quoted] == []
+    logs = {m for _, m in log_messages(src)}
+    metrics = set(re.findall(r"bothy_gateway_[a-z_]+", src["metrics.c"]))
+    server = server_messages()
+    worker_metrics = {c.strip("`") for r in table_rows(doc("sql-api.md")) for c in r[:1]}
+    problems = []
+    for where, text in quoted:
+        if where == "gateway log" and text not in logs:
+            problems.append((where, text))
+        elif where == "gateway metric" and re.sub(r"\{.*\}$", "", text) not in metrics:
+            problems.append((where, text))
+        elif where == "server log" and not any(m.startswith(text) for m in server):
+            problems.append((where, text))
+        elif where == "`bothy.metrics()`" and text not in worker_metrics:
+            problems.append((where, text))
+        elif where not in ("gateway log", "gateway metric", "server log", "`bothy.metrics()`"):
+            problems.append(("unknown source", where))
+    assert problems == []
+
+
 # --- links between the pages ----------------------------------------------------
 
 def anchors(text):
@@ -372,7 +683,7 @@ def anchors(text):
     return out
 
 
-@pytest.mark.parametrize("page", ["protocol.md", "tokens.md", "gateway.md"])
+@pytest.mark.parametrize("page", ["protocol.md", "tokens.md", "gateway.md", "operations.md"])
 def test_every_link_of_the_gateway_pages_resolves(page):
     broken = []
     for target, anchor in re.findall(r"\]\(([a-z0-9_.-]*)(?:#([^)]+))?\)", doc(page)):
