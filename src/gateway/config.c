@@ -7,6 +7,7 @@
  * range, and a bad option is a one-line reason, never a default silently
  * used.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,8 +21,10 @@
 const char	gw_serve_usage[] =
 "usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n"
 "\n"
-"  --listen ADDR:PORT         address to serve /gateway, /healthz, /readyz, /metrics\n"
-"                             (env BOTHY_LISTEN; ADDR empty: every address)\n"
+"  --listen ADDR:PORT         the numeric address to serve /gateway, /v1/, /healthz,\n"
+"                             /readyz, /metrics, /status.json and --web on\n"
+"                             (env BOTHY_LISTEN; IPv6 as [ADDR]:PORT; ADDR empty:\n"
+"                             every IPv4 address)\n"
 "  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n"
 "  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
 "  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
@@ -101,6 +104,11 @@ gw_parse_int(const char *s, long min, long max, long *out)
 	return true;
 }
 
+/*
+ * A numeric address only: lws 4.1 takes a host name it cannot bind as a
+ * reason to log an error and serve nothing, so a name is refused here,
+ * where the operator sees why.
+ */
 bool
 gw_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 {
@@ -108,6 +116,9 @@ gw_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 	const char *h = s;
 	size_t		hlen;
 	long		p;
+	char		addr[INET6_ADDRSTRLEN + 1];
+	unsigned char bin[sizeof(struct in6_addr)];
+	bool		v6 = false;
 
 	if (s == NULL)
 		return false;
@@ -122,15 +133,18 @@ gw_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 			return false;
 		h = s + 1;
 		hlen -= 2;
+		v6 = true;
 	}
-	else if (memchr(s, ':', hlen) != NULL)
-		return false;			/* a bare IPv6 address needs brackets */
-	if (hlen + 1 > hostlen || memchr(h, ' ', hlen) != NULL)
+	if (hlen + 1 > hostlen || hlen > INET6_ADDRSTRLEN)
+		return false;
+	memcpy(addr, h, hlen);
+	addr[hlen] = '\0';
+	/* a bare IPv6 address needs brackets: inet_pton(AF_INET) refuses it */
+	if (hlen > 0 && inet_pton(v6 ? AF_INET6 : AF_INET, addr, bin) != 1)
 		return false;
 	if (!gw_parse_int(colon + 1, 1, 65535, &p))
 		return false;
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
+	memcpy(host, addr, hlen + 1);
 	*port = (int) p;
 	return true;
 }
@@ -380,7 +394,7 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 	}
 	if (!gw_parse_listen(listen, o->listen_host, sizeof(o->listen_host), &o->listen_port))
 	{
-		snprintf(err, errlen, "--listen must be ADDR:PORT with a port from 1 to 65535");
+		snprintf(err, errlen, "--listen must be ADDR:PORT: a numeric address (IPv6 in brackets) and a port from 1 to 65535");
 		return -1;
 	}
 	if (o->database == NULL || *o->database == '\0')
