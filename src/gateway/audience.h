@@ -39,13 +39,4 @@ gw_audience_call *gw_audience_ask(const bothy_uuid *thread, const bothy_uuid *pe
 /* The caller goes away: cb is not called. */
 void		gw_audience_cancel(gw_audience_call *call);
 
-/* "{uuid,uuid,...}": a PostgreSQL array literal, malloc'd; NULL when out of memory. */
-char	   *gw_uuid_array_literal(const bothy_uuid *ids, size_t n);
-
-/*
- * The persons of "uuid,uuid,..." (array_to_string of a uuid[]), malloc'd
- * into *ids; false when a part is not a UUID or out of memory.
- */
-bool		gw_parse_uuid_list(const char *text, bothy_uuid **ids, size_t *n);
-
 #endif							/* BOTHY_GATEWAY_AUDIENCE_H */

@@ -9,7 +9,7 @@ GATEWAY_CRYPTO_LIBS = -lsodium
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_token
 test/unit/gateway/test_token: test/unit/gateway/test_token.c $(GATEWAY_CRYPTO_SRCS) \
         src/gateway/keystore.h src/gateway/token.h src/gateway/base64url.h \
-        $(COMMON_SRCS) test/unit/unit.h
+        $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< \
 	    $(filter-out src/gateway/cli_keys.c,$(GATEWAY_CRYPTO_SRCS)) $(COMMON_SRCS) \
 	    -lsodium -ljansson

@@ -25,7 +25,9 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
-                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset
+                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+               test/unit/gateway/test_events \
+                   test/unit/gateway/test_events
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
@@ -36,7 +38,7 @@ test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/confi
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/config.c
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/protocol.c \
-        src/gateway/protocol.h $(COMMON_SRCS) test/unit/unit.h
+        src/gateway/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< src/gateway/protocol.c \
 	    $(COMMON_SRCS) -ljansson
 
@@ -48,9 +50,16 @@ test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/uui
         src/gateway/uuidset.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/uuidset.c
 
+test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/events.c \
+        src/gateway/events.h src/gateway/uuidlist.c src/gateway/uuidlist.h $(COMMON_SRCS) \
+        test/unit/unit.h test/unit/gateway/unit_json.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/events.c src/gateway/uuidlist.c \
+	    $(COMMON_SRCS) -ljansson
+
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
-               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset
+               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+               test/unit/gateway/test_events
 
 .PHONY: gateway

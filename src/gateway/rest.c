@@ -24,6 +24,7 @@
 #include "agent_events.h"
 #include "agents.h"
 #include "audience.h"
+#include "uuidlist.h"
 #include "db.h"
 #include "events.h"
 #include "fence.h"

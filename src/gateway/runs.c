@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audience.h"
+#include "uuidlist.h"
 #include "db.h"
 #include "deliver.h"
 #include "log.h"

@@ -13,6 +13,7 @@
 
 #include "protocol.h"
 #include "unit.h"
+#include "unit_json.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -441,32 +442,6 @@ test_names(void)
 
 /* --- encoders -------------------------------------------------------------------- */
 
-/* The n bytes of out as one JSON object, duplicates refused; NULL if not. */
-static json_t *
-load_object(const char *out, int n)
-{
-	json_t	   *v;
-
-	if (n < 0)
-		return NULL;
-	v = json_loadb(out, (size_t) n, JSON_REJECT_DUPLICATES, NULL);
-	if (v != NULL && !json_is_object(v))
-	{
-		json_decref(v);
-		return NULL;
-	}
-	return v;
-}
-
-static bool
-member_is(json_t *obj, const char *name, const char *value)
-{
-	json_t	   *v = json_object_get(obj, name);
-
-	return json_is_string(v) && strcmp(json_string_value(v), value) == 0 &&
-		strlen(value) == json_string_length(v);
-}
-
 static bool
 member_int(json_t *obj, const char *name, json_int_t value)
 {
@@ -559,12 +534,12 @@ test_encode_ready(void)
 	a.acked = 0;
 
 	n = encode_ready(out, sizeof(out), &a);
-	obj = load_object(out, n);
+	obj = unit_load_object(out, n);
 	UNIT_OK(obj != NULL && (size_t) n == strlen(out) && json_object_size(obj) == 6 &&
-			member_is(obj, "op", "ready") && member_is(obj, "session", U7) &&
-			member_is(obj, "bind", "0190a4a8-2c3e-7d42-8f5a-3b9c2d1e0f4b") &&
-			member_is(obj, "resume", a.resume) &&
-			member_is(obj, "node", "0190a4a8-2c3e-7d43-8f5a-3b9c2d1e0f4c") &&
+			unit_member_is(obj, "op", "ready") && unit_member_is(obj, "session", U7) &&
+			unit_member_is(obj, "bind", "0190a4a8-2c3e-7d42-8f5a-3b9c2d1e0f4b") &&
+			unit_member_is(obj, "resume", a.resume) &&
+			unit_member_is(obj, "node", "0190a4a8-2c3e-7d43-8f5a-3b9c2d1e0f4c") &&
 			member_int(obj, "heartbeat_ms", 30000) && json_object_get(obj, "acked") == NULL,
 			"ready for a person: op, session, bind, resume, node, heartbeat_ms and no acked");
 	json_decref(obj);
@@ -574,16 +549,16 @@ test_encode_ready(void)
 	a.acked = GW_EVENT_MAX;
 	a.heartbeat_ms = 1000;
 	n = encode_ready(out, sizeof(out), &a);
-	obj = load_object(out, n);
+	obj = unit_load_object(out, n);
 	UNIT_OK(obj != NULL && (size_t) n == strlen(out) && json_object_size(obj) == 7 &&
-			member_is(obj, "op", "ready") && member_is(obj, "session", U7) &&
-			member_is(obj, "resume", a.resume) && member_int(obj, "heartbeat_ms", 1000) &&
+			unit_member_is(obj, "op", "ready") && unit_member_is(obj, "session", U7) &&
+			unit_member_is(obj, "resume", a.resume) && member_int(obj, "heartbeat_ms", 1000) &&
 			member_int(obj, "acked", GW_EVENT_MAX),
 			"ready for an agent: the same members and acked up to 2^53 - 1");
 	json_decref(obj);
 	a.acked = 0;
 	n = encode_ready(out, sizeof(out), &a);
-	obj = load_object(out, n);
+	obj = unit_load_object(out, n);
 	UNIT_OK(obj != NULL && member_int(obj, "acked", 0), "ready for an agent: acked 0 is written");
 	json_decref(obj);
 	UNIT_OK(refuses_small(encode_ready, &a, n), "ready for an agent: every too-small buffer is -1");
@@ -605,10 +580,10 @@ test_encode_others(void)
 	for (op = GW_OP_IDENTIFY; op <= GW_OP_AUTOCOMPLETE_ANSWER; op++)
 	{
 		n = gw_encode_error(out, sizeof(out), op, "timeout");
-		obj = load_object(out, n);
+		obj = unit_load_object(out, n);
 		pass = unit_case(obj != NULL && (size_t) n == strlen(out) && json_object_size(obj) == 3 &&
-						 member_is(obj, "op", "error") && member_is(obj, "request", gw_op_name(op)) &&
-						 member_is(obj, "code", "timeout"), gw_op_name(op)) && pass;
+						 unit_member_is(obj, "op", "error") && unit_member_is(obj, "request", gw_op_name(op)) &&
+						 unit_member_is(obj, "code", "timeout"), gw_op_name(op)) && pass;
 		json_decref(obj);
 	}
 	UNIT_OK(pass, "error: op, request (each op's name) and code, and nothing else");

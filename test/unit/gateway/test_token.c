@@ -24,6 +24,7 @@
 #include "keystore.h"
 #include "token.h"
 #include "unit.h"
+#include "unit_json.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -123,20 +124,10 @@ fresh_store(const char *name, char id[BOTHY_KEY_ID_MAX + 1])
 	return ks;
 }
 
-static bothy_uuid
-uuid(const char *text)
-{
-	bothy_uuid	u;
-
-	if (!bothy_uuid_parse(text, strlen(text), &u))
-		exit(2);
-	return u;
-}
-
 static bool
 uuid_eq(const bothy_uuid *a, const char *text)
 {
-	bothy_uuid	b = uuid(text);
+	bothy_uuid	b = unit_uuid(text);
 
 	return bothy_uuid_compare(a, &b) == 0;
 }
@@ -148,8 +139,8 @@ person_token(int64_t exp)
 
 	memset(&t, 0, sizeof(t));
 	t.kind = BOTHY_TOKEN_PERSON_DEVICE;
-	t.person = uuid(P1);
-	t.device = uuid(D1);
+	t.person = unit_uuid(P1);
+	t.device = unit_uuid(D1);
 	t.expires_at = exp;
 	return t;
 }
@@ -161,7 +152,7 @@ agent_token(int64_t exp)
 
 	memset(&t, 0, sizeof(t));
 	t.kind = BOTHY_TOKEN_AGENT;
-	t.agent = uuid(A1);
+	t.agent = unit_uuid(A1);
 	t.expires_at = exp;
 	return t;
 }
@@ -508,7 +499,7 @@ test_resume(void)
 	bothy_token who = person_token(T0 + 3600);
 	bothy_token out;
 	bothy_token chained;
-	bothy_uuid	session = uuid(S1);
+	bothy_uuid	session = unit_uuid(S1);
 	unsigned	resume = BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_RESUME);
 
 	UNIT_OK(bothy_token_mint_resume(ks, &who, &session, T0, text, sizeof(text)) &&
