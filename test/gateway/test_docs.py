@@ -358,11 +358,15 @@ def test_every_rest_path_has_its_section_in_protocol_md(src):
     assert problems == []
 
 
+# The REST calls: routing and checks, the internal header, the calls.
+REST_SOURCES = ("rest.c", "rest_call.h", "rest_poll.c", "rest_presence.c")
+
+
 def test_every_rest_error_is_in_protocol_md(src):
     """Each status with its {"error":...} body stands on one line of
     protocol.md, and a failure counted by status is one of those."""
     pairs = set()
-    for name in ("rest.c", "http.c"):
+    for name in REST_SOURCES + ("http.c",):
         pairs |= {(int(st), code) for st, code in
                   re.findall(r'answer_error\(r,\s*(\d{3}),\s*"([a-z_]+)"\)', src[name])}
         statuses = {"HTTP_STATUS_NOT_FOUND": 404, "HTTP_STATUS_METHOD_NOT_ALLOWED": 405,
@@ -383,10 +387,10 @@ def test_every_rest_error_is_in_protocol_md(src):
 
 
 def test_every_rest_argument_is_in_protocol_md_with_its_range_and_default(src):
-    """rest.c's arg_spec tables: each integer argument's row carries its
-    range and its default; the limits of lists, of one argument and the
+    """The REST calls' arg_spec tables: each integer argument's row carries
+    its range and its default; the limits of lists, of one argument and the
     poll window's grace are stated."""
-    rest = src["rest.c"]
+    rest = "".join(src[name] for name in REST_SOURCES)
     consts = defines(rest)
     rows = table_rows(doc("protocol.md"))
     text = doc("protocol.md")
