@@ -5,12 +5,14 @@
  *		nodes behind the edge, sends typing ops, and times every event its
  *		subscribers receive.
  *
- * One thread, one epoll set, the WebSocket pieces of wsclient.c.  Every
- * connection goes through the edge and is a person of its own, person
- * number i being 00000000-0000-4000-8000-<i in 12 hex digits> (the driver
- * makes persons 1..--persons members of the thread's place beforehand), on
- * a device of its own.  Which node a connection landed on is read from its
- * ready message; the first node ID seen is node 0, the second node 1.
+ * One thread, one epoll set, the WebSocket pieces of wsclient.c.
+ * Connections go to the --port ports in turn: the edge's one port, or each
+ * node's to measure without the edge.  Every connection is a person of its
+ * own, person number i being 00000000-0000-4000-8000-<i in 12 hex digits>
+ * (the driver makes persons 1..--persons members of the thread's place
+ * beforehand), on a device of its own.  Which node a connection landed on
+ * is read from its ready message; the first node ID seen is node 0, the
+ * second node 1.
  *
  * The driver talks to the client by lines: a command on stdin, one line of
  * figures on stdout when it is done (times in microseconds).
@@ -30,7 +32,10 @@
  *                   committing statement) to each receipt, per node, and
  *                   per version the time to its last receipt
  *       -> runs node0 N P50 P99 node1 N P50 P99 versions V complete K
- *          last P50 MAX MIN lost L closed C
+ *          last P50 MAX MIN lost L closed C first P50_0 P50_1
+ *                   (last: over the versions every subscriber received, the
+ *                   time to its last receipt; first: to its first receipt
+ *                   on node 0 and node 1)
  *   stream S W      S seconds of typing ops from every publisher, each at
  *                   most W ops ahead of the receipts of the subscribers on
  *                   its own node (the fan-out worker sends identical
@@ -43,7 +48,7 @@
  * receive (they are members too).  EOF on stdin ends the client, which
  * closes every connection.
  *
- *   gateway_fanout_client --port P --keys DIR --thread T --persons N
+ *   gateway_fanout_client --port P [--port P2 ...] --keys DIR --thread T --persons N
  *		[--sources S] [--inflight M]
  */
 #define _GNU_SOURCE				/* memmem */
@@ -60,14 +65,16 @@
 
 #include <sodium.h>
 
-#include "config.h"
 #include "keystore.h"
 #include "uuid.h"
 #include "wsclient.h"
 
+#define PROG "gateway_fanout_client"
+
 /* One connection's unread bytes: events are < 1 kB, ready < 1.5 kB. */
 #define RX_MAX 8192
 #define MAX_PUBS 64				/* publishers per node */
+#define MAX_PORTS 8
 #define MAX_VERSIONS 4096		/* run versions tracked (1..) */
 #define NS_PER_MS INT64_C(1000000)
 /* No connection got ready or failed for this long: the run ends. */
@@ -138,13 +145,14 @@ typedef enum phase
 
 static struct
 {
-	int			port;
+	int			ports[MAX_PORTS];
+	int			nports;
 	const char *keys;
 	const char *thread;
 	long		persons;
 	long		sources;
 	long		inflight;
-} opt = {0, NULL, NULL, 0, 4, 200};
+} opt = {{0}, 0, NULL, NULL, 0, 4, 200};
 
 static bothy_keystore *ks;
 static conn *conns;
@@ -190,6 +198,7 @@ static char watched_run[BOTHY_UUID_STRLEN + 1];
 static samples run_lat[2];
 static long ver_n[MAX_VERSIONS];
 static double ver_last[MAX_VERSIONS];	/* latency of its last receipt */
+static double ver_first[2][MAX_VERSIONS];	/* of its first receipt per node */
 static long run_other;				/* receipts of a version out of range */
 static int64_t stream_end_ns;
 static long stream_window;
@@ -325,7 +334,7 @@ open_one(void)
 	c->rx = malloc(RX_MAX);
 	if (c->rx == NULL)
 		die("out of memory");
-	c->fd = ws_connect(opt.port, opened % opt.sources);
+	c->fd = ws_connect(opt.ports[opened % opt.nports], opened % opt.sources);
 	ev.events = EPOLLOUT;
 	ev.data.u64 = (uint64_t) opened;
 	opened++;
@@ -342,7 +351,7 @@ connected(conn *c, uint64_t id)
 
 	ev.events = EPOLLIN;
 	ev.data.u64 = id;
-	if (!ws_connected(c->fd) || !ws_send_upgrade(c->fd, opt.port) ||
+	if (!ws_connected(c->fd) || !ws_send_upgrade(c->fd, opt.ports[id % (uint64_t) opt.nports]) ||
 		epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
 		end_conn(c);
 	else
@@ -448,6 +457,8 @@ run_receipt(conn *c, const char *p, size_t len, int64_t now)
 	ver_n[v]++;
 	if (lat > ver_last[v])
 		ver_last[v] = lat;
+	if (ver_first[c->node][v] == 0 || lat < ver_first[c->node][v])
+		ver_first[c->node][v] = lat;
 }
 
 /* A text frame on a ready connection. */
@@ -578,6 +589,7 @@ reset_runs(void)
 	run_lat[0].n = run_lat[1].n = 0;
 	memset(ver_n, 0, sizeof(ver_n));
 	memset(ver_last, 0, sizeof(ver_last));
+	memset(ver_first, 0, sizeof(ver_first));
 	run_other = 0;
 }
 
@@ -585,6 +597,7 @@ static void
 report_runs(void)
 {
 	samples		last = {NULL, 0, 0};
+	samples		first[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
 	long		versions = 0;
 	long		complete = 0;
 	long		lost = 0;
@@ -601,6 +614,8 @@ report_runs(void)
 		{
 			complete++;
 			sample_add(&last, ver_last[v]);
+			sample_add(&first[0], ver_first[0][v]);
+			sample_add(&first[1], ver_first[1][v]);
 			if (minimum == 0 || ver_last[v] < minimum)
 				minimum = ver_last[v];
 		}
@@ -608,12 +623,14 @@ report_runs(void)
 			lost += expected - ver_n[v];
 	}
 	printf("runs node0 %zu %.0f %.0f node1 %zu %.0f %.0f versions %ld complete %ld "
-		   "last %.0f %.0f %.0f lost %ld closed %ld\n",
+		   "last %.0f %.0f %.0f lost %ld closed %ld first %.0f %.0f\n",
 		   run_lat[0].n, percentile(&run_lat[0], 0.5), percentile(&run_lat[0], 0.99),
 		   run_lat[1].n, percentile(&run_lat[1], 0.5), percentile(&run_lat[1], 0.99),
 		   versions, complete, percentile(&last, 0.5), percentile(&last, 1.0), minimum,
-		   lost + run_other, closed);
+		   lost + run_other, closed, percentile(&first[0], 0.5), percentile(&first[1], 0.5));
 	free(last.v);
+	free(first[0].v);
+	free(first[1].v);
 }
 
 /* What the command under way does now; its line when it is done. */
@@ -808,19 +825,6 @@ read_stdin(void)
 		die("command too long");
 }
 
-static long
-parse_count(const char *s, long min, long max, const char *what)
-{
-	long		v;
-
-	if (!gw_parse_int(s, min, max, &v))
-	{
-		fprintf(stderr, "gateway_fanout_client: bad %s\n", what);
-		exit(2);
-	}
-	return v;
-}
-
 static void
 parse_args(int argc, char **argv)
 {
@@ -841,7 +845,9 @@ parse_args(int argc, char **argv)
 		switch (ch)
 		{
 			case 'p':
-				opt.port = (int) parse_count(optarg, 1, 65535, "--port");
+				if (opt.nports == MAX_PORTS)
+					die("too many --port");
+				opt.ports[opt.nports++] = (int) ws_parse_count(PROG, optarg, 1, 65535, "--port");
 				break;
 			case 'k':
 				opt.keys = optarg;
@@ -850,19 +856,19 @@ parse_args(int argc, char **argv)
 				opt.thread = optarg;
 				break;
 			case 'n':
-				opt.persons = parse_count(optarg, 1, 1000000, "--persons");
+				opt.persons = ws_parse_count(PROG, optarg, 1, 1000000, "--persons");
 				break;
 			case 's':
-				opt.sources = parse_count(optarg, 1, 250, "--sources");
+				opt.sources = ws_parse_count(PROG, optarg, 1, 250, "--sources");
 				break;
 			case 'i':
-				opt.inflight = parse_count(optarg, 1, 100000, "--inflight");
+				opt.inflight = ws_parse_count(PROG, optarg, 1, 100000, "--inflight");
 				break;
 			default:
 				exit(2);
 		}
 	}
-	if (opt.port == 0 || opt.keys == NULL || opt.thread == NULL || opt.persons == 0 ||
+	if (opt.nports == 0 || opt.keys == NULL || opt.thread == NULL || opt.persons == 0 ||
 		!bothy_uuid_parse(opt.thread, strlen(opt.thread), &u))
 		die("usage: --port P --keys DIR --thread UUID --persons N [--sources S] [--inflight M]");
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "config.h"
 #include "token.h"
 #include "wsclient.h"
 
@@ -189,4 +191,17 @@ unsigned
 ws_close_code(const uint8_t *payload, size_t plen)
 {
 	return plen >= 2 ? (unsigned) (payload[0] << 8 | payload[1]) : 1005;
+}
+
+long
+ws_parse_count(const char *prog, const char *s, long min, long max, const char *what)
+{
+	long		v;
+
+	if (!gw_parse_int(s, min, max, &v))
+	{
+		fprintf(stderr, "%s: bad %s\n", prog, what);
+		exit(2);
+	}
+	return v;
 }

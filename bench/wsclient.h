@@ -82,4 +82,11 @@ long		ws_frame_parse(const uint8_t *b, size_t len, size_t max, int *opcode,
 /* The close code of a close frame's payload (1005 when it has none). */
 unsigned	ws_close_code(const uint8_t *payload, size_t plen);
 
+/*
+ * The number of an option's argument s, strictly within [min, max]; else
+ * "PROG: bad WHAT" on stderr and exit 2 (a usage error).
+ */
+long		ws_parse_count(const char *prog, const char *s, long min, long max,
+						   const char *what);
+
 #endif							/* BOTHY_BENCH_WSCLIENT_H */
