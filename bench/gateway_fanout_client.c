@@ -24,7 +24,8 @@
  *                   typing op, then wait until every subscriber has it (at
  *                   most 2 s), then G ms; latency from the send to each
  *                   receipt, same node or not as the publisher
- *       -> typing same N P50 P99 MAX cross N P50 P99 MAX lost L closed C
+ *       -> typing same N P50 P99 MAX cross N P50 P99 MAX lost L closed C errors E
+ *          (errors: {"op":"error"} answers so far, e.g. a rejected typing)
  *   watch RUN       forget the run.updated figures so far; count only
  *                   those of run RUN from now on
  *   report          once no run.updated came for 500 ms: latency from the
@@ -683,12 +684,12 @@ step(int64_t now)
 				send_typing(&pubs[round_pub]);
 				return;
 			}
-			printf("typing same %zu %.0f %.0f %.0f cross %zu %.0f %.0f %.0f lost %ld closed %ld\n",
+			printf("typing same %zu %.0f %.0f %.0f cross %zu %.0f %.0f %.0f lost %ld closed %ld errors %ld\n",
 				   typing_same.n, percentile(&typing_same, 0.5),
 				   percentile(&typing_same, 0.99), percentile(&typing_same, 1.0),
 				   typing_cross.n, percentile(&typing_cross, 0.5),
 				   percentile(&typing_cross, 0.99), percentile(&typing_cross, 1.0),
-				   typing_lost, closed);
+				   typing_lost, closed, errors);
 			break;
 		case PH_REPORT:
 			if (now - (last_run_ns > ph_start_ns ? last_run_ns : ph_start_ns) < QUIET_NS)
