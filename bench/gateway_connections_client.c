@@ -5,8 +5,8 @@
  *		a device of its own, and then holds them idle.
  *
  * One thread, one epoll set, non-blocking sockets, and the WebSocket
- * handshake and masked text frames written here (RFC 6455), so that the
- * client stays small beside the node it measures.  Each connection needs a
+ * pieces of wsclient.c (written by hand, RFC 6455), so that the client
+ * stays small beside the node it measures.  Each connection needs a
  * distinct device (a second connection of one device is closed with 4017),
  * so each gets its own token, signed here with the gateway's own token and
  * key store code from the node's key store: running `bothy-gateway token`
@@ -21,18 +21,13 @@
  * for the end of stdin and exits, which closes every connection.
  *
  * Each connection binds one of --sources loopback source addresses
- * (127.0.0.2, 127.0.0.3, ...) with IP_BIND_ADDRESS_NO_PORT: the port is
- * chosen at connect from the whole four-tuple, so each source address gives
- * its own ~28,000 ephemeral ports and no sysctl is changed.
+ * (127.0.0.2, 127.0.0.3, ...): see ws_connect.
  *
  *   gateway_connections_client --port P --keys DIR --count N
  *		[--checkpoint K] [--sources S] [--inflight M]
  */
-#define _GNU_SOURCE				/* memmem */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +36,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
-#include "config.h"
 #include "keystore.h"
-#include "token.h"
 #include "uuid.h"
+#include "wsclient.h"
+
+#define PROG "gateway_connections_client"
 
 /* The handshake response and the ready frame fit in this (ready is < 1.5 kB). */
 #define RX_MAX 4096
 /* A connection that neither got ready nor failed by then ends the run. */
 #define STALL_S 60
-/* Tokens live a day: far longer than a run. */
-#define TOKEN_TTL_S 86400
 #define MAX_CHECKPOINTS 16
 
 typedef enum conn_state
@@ -143,116 +135,41 @@ end_conn(conn *c, unsigned *reason)
 	c->state = CS_DONE;
 }
 
-/* A random version 4 UUID: person and device IDs of a connection. */
-static void
-random_uuid(bothy_uuid *u)
-{
-	randombytes_buf(u->b, sizeof(u->b));
-	u->b[6] = (uint8_t) ((u->b[6] & 0x0f) | 0x40);
-	u->b[8] = (uint8_t) ((u->b[8] & 0x3f) | 0x80);
-}
-
-/* A masked text frame of payload[0..len), len < 65536, into out; its length. */
-static size_t
-text_frame(uint8_t *out, const char *payload, size_t len)
-{
-	uint8_t		mask[4];
-	size_t		n = 0;
-	size_t		i;
-
-	out[n++] = 0x81;			/* FIN, text */
-	if (len < 126)
-		out[n++] = (uint8_t) (0x80 | len);
-	else
-	{
-		out[n++] = 0x80 | 126;
-		out[n++] = (uint8_t) (len >> 8);
-		out[n++] = (uint8_t) (len & 0xff);
-	}
-	randombytes_buf(mask, sizeof(mask));
-	memcpy(out + n, mask, sizeof(mask));
-	n += sizeof(mask);
-	for (i = 0; i < len; i++)
-		out[n + i] = (uint8_t) payload[i] ^ mask[i & 3];
-	return n + len;
-}
-
-/*
- * Sends all of buf or nothing useful: a fresh loopback socket takes a
- * few hundred bytes at once, so a short write is counted as a failure.
- */
-static bool
-send_all(conn *c, const void *buf, size_t len)
-{
-	return send(c->fd, buf, len, MSG_NOSIGNAL) == (ssize_t) len;
-}
-
 static void
 open_one(void)
 {
 	conn	   *c = &conns[opened];
-	struct sockaddr_in src;
-	struct sockaddr_in dst;
 	struct epoll_event ev;
-	int			one = 1;
 
 	c->state = CS_CONNECTING;
-	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	c->fd = ws_connect(opt.port, opened % opt.sources);
 	opened++;
 	inflight++;
 	if (c->fd < 0)
 	{
-		c->fd = -1;
 		inflight--;
 		failed++;
 		why.connect++;
 		c->state = CS_DONE;
 		return;
 	}
-	memset(&src, 0, sizeof(src));
-	src.sin_family = AF_INET;
-	src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + (uint32_t) ((opened - 1) % opt.sources));
-	memset(&dst, 0, sizeof(dst));
-	dst.sin_family = AF_INET;
-	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	dst.sin_port = htons((uint16_t) opt.port);
 	ev.events = EPOLLOUT;
 	ev.data.u64 = (uint64_t) (opened - 1);
-	if (setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)) != 0 ||
-		bind(c->fd, (struct sockaddr *) &src, sizeof(src)) != 0 ||
-		(connect(c->fd, (struct sockaddr *) &dst, sizeof(dst)) != 0 && errno != EINPROGRESS) ||
-		epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
 		end_conn(c, &why.connect);
 }
 
 static void
 connected(conn *c, uint64_t id)
 {
-	char		req[256];
-	uint8_t		key[16];
-	char		key64[sodium_base64_ENCODED_LEN(16, sodium_base64_VARIANT_ORIGINAL)];
 	struct epoll_event ev;
-	int			err = 0;
-	socklen_t	errlen = sizeof(err);
-	int			n;
 
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &errlen) != 0 || err != 0)
-	{
-		end_conn(c, &why.connect);
-		return;
-	}
-	randombytes_buf(key, sizeof(key));
-	sodium_bin2base64(key64, sizeof(key64), key, sizeof(key), sodium_base64_VARIANT_ORIGINAL);
-	n = snprintf(req, sizeof(req),
-				 "GET /gateway HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-				 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-				 "Sec-WebSocket-Version: 13\r\n\r\n", opt.port, key64);
 	c->rx = malloc(RX_MAX);
 	ev.events = EPOLLIN;
 	ev.data.u64 = id;
 	if (c->rx == NULL)
 		die("out of memory");
-	if (n < 0 || (size_t) n >= sizeof(req) || !send_all(c, req, (size_t) n) ||
+	if (!ws_connected(c->fd) || !ws_send_upgrade(c->fd, opt.port) ||
 		epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
 	{
 		end_conn(c, &why.connect);
@@ -265,57 +182,12 @@ connected(conn *c, uint64_t id)
 static bool
 send_identify(conn *c)
 {
-	bothy_token t;
-	char		token[BOTHY_TOKEN_MAX + 1];
-	char		msg[BOTHY_TOKEN_MAX + 64];
-	uint8_t		frame[sizeof(msg) + 8];
-	int			n;
+	bothy_uuid	person;
+	bothy_uuid	device;
 
-	memset(&t, 0, sizeof(t));
-	t.kind = BOTHY_TOKEN_PERSON_DEVICE;
-	random_uuid(&t.person);
-	random_uuid(&t.device);
-	t.expires_at = (int64_t) time(NULL) + TOKEN_TTL_S;
-	if (!bothy_token_sign(ks, &t, token, sizeof(token)))
-		die("could not sign a token");
-	n = snprintf(msg, sizeof(msg), "{\"op\":\"identify\",\"token\":\"%s\"}", token);
-	if (n < 0 || (size_t) n >= sizeof(msg))
-		die("token too long");
-	return send_all(c, frame, text_frame(frame, msg, (size_t) n));
-}
-
-/*
- * The first whole frame of b[0..len): its size, or 0 when more bytes are
- * needed; -1 for a frame a node never sends (masked, fragmented, too long).
- */
-static long
-frame_parse(const uint8_t *b, size_t len, int *opcode, size_t *off, size_t *plen)
-{
-	size_t		p;
-	size_t		o = 2;
-
-	if (len < 2)
-		return 0;
-	if ((b[0] & 0x80) == 0 || (b[1] & 0x80) != 0)
-		return -1;
-	p = b[1] & 0x7f;
-	if (p == 126)
-	{
-		if (len < 4)
-			return 0;
-		p = (size_t) b[2] << 8 | b[3];
-		o = 4;
-	}
-	else if (p == 127)
-		return -1;
-	if (o + p > RX_MAX)
-		return -1;
-	if (len < o + p)
-		return 0;
-	*opcode = b[0] & 0x0f;
-	*off = o;
-	*plen = p;
-	return (long) (o + p);
+	ws_random_uuid(&person);
+	ws_random_uuid(&device);
+	return ws_send_identify(c->fd, ks, &person, &device);
 }
 
 /* Frames while identifying: ready ends the handshake, anything else fails. */
@@ -326,7 +198,7 @@ identify_frames(conn *c)
 	int			opcode = 0;
 	size_t		off = 0;
 	size_t		plen = 0;
-	long		n = frame_parse(b, c->rx_len, &opcode, &off, &plen);
+	long		n = ws_frame_parse(b, c->rx_len, RX_MAX, &opcode, &off, &plen);
 
 	if (n == 0)
 		return;
@@ -337,7 +209,7 @@ identify_frames(conn *c)
 	}
 	if (opcode == 8)
 	{
-		unsigned	code = plen >= 2 ? (unsigned) (b[off] << 8 | b[off + 1]) : 1005;
+		unsigned	code = ws_close_code(b + off, plen);
 
 		end_conn(c, &why.close_code[code < 5000 ? code : 0]);
 		return;
@@ -392,27 +264,17 @@ readable(conn *c)
 	c->rx_len = (uint16_t) (c->rx_len + n);
 	if (c->state == CS_UPGRADING)
 	{
-		char	   *end = memmem(c->rx, c->rx_len, "\r\n\r\n", 4);
-		size_t		head;
+		size_t		len = c->rx_len;
+		int			r = ws_upgrade_answer(c->rx, &len, RX_MAX);
 
-		if (end == NULL)
-		{
-			if (c->rx_len == RX_MAX)
-				end_conn(c, &why.refused);
+		c->rx_len = (uint16_t) len;
+		if (r == 0)
 			return;
-		}
-		/*
-		 * The status is enough here: this client talks to its own node, so
-		 * Sec-WebSocket-Accept (a SHA-1, which libsodium lacks) is not checked.
-		 */
-		if (c->rx_len < 12 || memcmp(c->rx, "HTTP/1.1 101", 12) != 0)
+		if (r < 0)
 		{
 			end_conn(c, &why.refused);
 			return;
 		}
-		head = (size_t) (end + 4 - c->rx);
-		memmove(c->rx, c->rx + head, c->rx_len - head);
-		c->rx_len = (uint16_t) (c->rx_len - head);
 		if (!send_identify(c))
 		{
 			end_conn(c, &why.connect);
@@ -443,19 +305,6 @@ print_failures(void)
 	fprintf(stderr, "\n");
 }
 
-static long
-parse_count(const char *s, long min, long max, const char *what)
-{
-	long		v;
-
-	if (!gw_parse_int(s, min, max, &v))
-	{
-		fprintf(stderr, "gateway_connections_client: bad %s\n", what);
-		exit(2);
-	}
-	return v;
-}
-
 static void
 parse_args(int argc, char **argv)
 {
@@ -475,25 +324,25 @@ parse_args(int argc, char **argv)
 		switch (ch)
 		{
 			case 'p':
-				opt.port = (int) parse_count(optarg, 1, 65535, "--port");
+				opt.port = (int) ws_parse_count(PROG, optarg, 1, 65535, "--port");
 				break;
 			case 'k':
 				opt.keys = optarg;
 				break;
 			case 'n':
-				opt.count = parse_count(optarg, 1, 1000000, "--count");
+				opt.count = ws_parse_count(PROG, optarg, 1, 1000000, "--count");
 				break;
 			case 'c':
 				if (opt.ncheckpoints == MAX_CHECKPOINTS - 1)
 					die("too many --checkpoint");
 				opt.checkpoints[opt.ncheckpoints++] =
-					parse_count(optarg, 1, 1000000, "--checkpoint");
+					ws_parse_count(PROG, optarg, 1, 1000000, "--checkpoint");
 				break;
 			case 's':
-				opt.sources = parse_count(optarg, 1, 250, "--sources");
+				opt.sources = ws_parse_count(PROG, optarg, 1, 250, "--sources");
 				break;
 			case 'i':
-				opt.inflight = parse_count(optarg, 1, 100000, "--inflight");
+				opt.inflight = ws_parse_count(PROG, optarg, 1, 100000, "--inflight");
 				break;
 			default:
 				exit(2);
