@@ -41,7 +41,7 @@ int			bothy_signing_key_cache_ttl_ms = 30000;
 int			bothy_consumer_lease_ms = 30000;
 int			bothy_signal_queue_size_kb = 1024;
 int			bothy_fanout_batch_size = 1000;
-int			bothy_fanout_linger_ms = 2;
+int			bothy_fanout_linger_ms = 0;
 
 int64		bothy_debug_uuidv7_frozen_ms = -1;
 static char *debug_uuidv7_frozen_ms_text = NULL;
@@ -201,10 +201,10 @@ bothy_settings_define(void)
 
 	DefineCustomIntVariable("bothy.fanout_linger",
 							"How long the fan-out worker waits after a wake-up before it sends.",
-							"Signals committed meanwhile join the same batch, so a busy server pays "
-							"NOTIFY's commit lock once per batch rather than once per commit; "
-							"it adds at most this much delivery latency. 0 sends at once.",
-							&bothy_fanout_linger_ms, 2, 0, 100,
+							"0 (the default) sends at once: signals committed while a batch is sent "
+							"join the next one anyway. A linger gathers more signals of a slow, "
+							"steady stream into one transaction, at up to this much delivery latency.",
+							&bothy_fanout_linger_ms, 0, 0, 100,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 

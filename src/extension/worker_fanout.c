@@ -209,8 +209,9 @@ bothy_fanout_main(Datum arg)
 	for (;;)
 	{
 		/*
-		 * Linger a moment after a wake-up so that a busy second fills a batch
-		 * instead of paying NOTIFY's commit lock once per producer commit.
+		 * A linger (off by default) gathers a slow, steady stream into fewer
+		 * batches; without it, what commits while a batch is sent forms the
+		 * next one, at no added latency.
 		 */
 		if (bothy_fanout_linger_ms > 0)
 			(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
