@@ -85,10 +85,12 @@ admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons,
 		free(t);
 		return;
 	}
-	if (t->local && !contains(persons, n, &t->principal))
+	/* every node checks the sender: the signal left before the sender's node knew */
+	if (!contains(persons, n, &t->principal))
 	{
 		gw_stats.typing_rejected++;
-		reject(sender);
+		if (t->local)
+			reject(sender);
 		free(t);
 		return;
 	}
@@ -98,23 +100,19 @@ admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons,
 		gw_deliver_to_persons(GW_EV_TYPING, &ev, persons, n, sender);
 		gw_text_free(&ev);
 	}
-	if (t->local)
-	{
-		bothy_signal sig;
-
-		memset(&sig, 0, sizeof(sig));
-		sig.kind = BOTHY_KIND_GATEWAY_TYPING;
-		sig.thread = t->thread;
-		sig.principal = t->principal;
-		gw_publish(&sig);
-	}
 	free(t);
 }
 
+/*
+ * Asks who may see the thread among the persons here and the sender (who
+ * may be on another node), so that the sender's own right is checked here
+ * too.  A signal for a node with nobody to tell costs no database call.
+ */
 static void
 ask(typing *t)
 {
-	bothy_uuid *persons;
+	bothy_uuid *persons,
+			   *grown;
 	size_t		n;
 
 	if (!gw_local_persons(&persons, &n))
@@ -122,10 +120,39 @@ ask(typing *t)
 		free(t);
 		return;
 	}
-	/* a signal for a node with nobody to tell costs no database call */
-	if (n == 0 || gw_audience_ask(&t->thread, persons, n, admitted, t) == NULL)
+	if (n == 0 && !t->local)
+	{
+		free(persons);
+		free(t);
+		return;
+	}
+	if (!contains(persons, n, &t->principal))
+	{
+		grown = realloc(persons, (n + 1) * sizeof(*persons));
+		if (grown == NULL)
+		{
+			free(persons);
+			free(t);
+			return;
+		}
+		persons = grown;
+		persons[n++] = t->principal;
+	}
+	if (gw_audience_ask(&t->thread, persons, n, admitted, t) == NULL)
 		free(t);
 	free(persons);
+}
+
+static void
+publish(const bothy_uuid *thread, const bothy_uuid *principal)
+{
+	bothy_signal sig;
+
+	memset(&sig, 0, sizeof(sig));
+	sig.kind = BOTHY_KIND_GATEWAY_TYPING;
+	sig.thread = *thread;
+	sig.principal = *principal;
+	gw_publish(&sig);
 }
 
 /*
@@ -166,6 +193,13 @@ gw_typing_op(gw_conn *c, const bothy_uuid *thread)
 		gw_stats.typing_dropped++;
 		return;
 	}
+	/*
+	 * Signalled at once, beside this node's own audience call rather than
+	 * after it: the other nodes check the sender's right themselves, so the
+	 * event reaches them one database call sooner.  Local delivery still
+	 * waits for nothing but this node's own call (D-M7-17-5).
+	 */
+	publish(thread, &c->principal);
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return;

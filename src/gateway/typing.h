@@ -1,10 +1,11 @@
 /*
  * typing.h
- *		Typing indicators (D-M7-17-5): a person's typing op is delivered to
- *		the persons here who may see the thread, then signalled
- *		(gateway.typing, multi mode); another node's signal is rebuilt here
- *		into the same event, with the thread's place and expires_at = now +
- *		bothy.typing_ttl.
+ *		Typing indicators (D-M7-17-5): a person's typing op is signalled at
+ *		once (gateway.typing, multi mode) and delivered to the persons here
+ *		who may see the thread; another node's signal is rebuilt there into
+ *		the same event, with the thread's place and expires_at = now +
+ *		bothy.typing_ttl.  Every node checks that the sender may see the
+ *		thread before it delivers anything.
  */
 #ifndef BOTHY_GATEWAY_TYPING_H
 #define BOTHY_GATEWAY_TYPING_H
@@ -16,7 +17,8 @@
  * A ready person connection sent {"op":"typing","thread":T}.  At most one
  * per thread per --typing-interval per connection goes on; the others are
  * dropped (counted).  A sender who may not see the thread gets
- * {"op":"error","request":"typing","code":"rejected"} and nothing is sent.
+ * {"op":"error","request":"typing","code":"rejected"}, and no node
+ * delivers it.
  */
 void		gw_typing_op(gw_conn *c, const bothy_uuid *thread);
 
