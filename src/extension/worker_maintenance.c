@@ -132,7 +132,14 @@ report_state(WorkState state)
 	}
 }
 
-/* Runs one task in a transaction of its own; the items handled, or -1 on failure. */
+/* run_task: the extension went away while the task ran. */
+#define TASK_GONE (-2)
+
+/*
+ * Runs one task in a transaction of its own; the items handled, -1 on
+ * failure, TASK_GONE when the extension was dropped (or changed version)
+ * meanwhile.
+ */
 static int64
 run_task(const MaintenanceTask *task)
 {
@@ -159,14 +166,33 @@ run_task(const MaintenanceTask *task)
 	}
 	PG_CATCH();
 	{
+		ErrorData  *edata;
+
 		MemoryContextSwitchTo(caller);
-		EmitErrorReport();
+		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		bothy_count(BOTHY_ERRORS_MAINTENANCE, 1);
-		ereport(LOG, (errmsg("bothy maintenance could not finish the %s task, trying again at the next interval",
-							 task->name)));
-		handled = -1;
+		if (current_state() != WORK_READY)
+		{
+			/*
+			 * DROP EXTENSION (or an update) came between the round's check
+			 * and this task: not a failure of the task.  The next round
+			 * logs the new state once.
+			 */
+			FreeErrorData(edata);
+			handled = TASK_GONE;
+		}
+		else
+		{
+			/* the task's own error, at LOG: an ERROR would end the worker */
+			edata->elevel = LOG;
+			ThrowErrorData(edata);
+			FreeErrorData(edata);
+			bothy_count(BOTHY_ERRORS_MAINTENANCE, 1);
+			ereport(LOG, (errmsg("bothy maintenance could not finish the %s task, trying again at the next interval",
+								 task->name)));
+			handled = -1;
+		}
 	}
 	PG_END_TRY();
 	pgstat_report_activity(STATE_IDLE, NULL);
@@ -180,10 +206,14 @@ run_tasks(bool all)
 	{
 		const MaintenanceTask *task = &tasks[i];
 
+		int64		handled;
+
 		if (!all && !task->on_wake)
 			continue;
-		while (run_task(task) >= task->batch && task->batch > 0)
+		while ((handled = run_task(task)) >= task->batch && task->batch > 0)
 			CHECK_FOR_INTERRUPTS();
+		if (handled == TASK_GONE)
+			return;				/* the extension went away during the round */
 	}
 }
 

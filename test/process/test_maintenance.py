@@ -292,6 +292,30 @@ def test_the_worker_waits_for_the_extension_and_survives_drop_and_create(fast, l
     assert signals_until(listener, lambda s: s.get("agent") == agent)[-1]["state"] == "offline"
 
 
+def test_a_drop_during_a_round_is_no_task_failure(fast):
+    """DROP EXTENSION between the round's check and a task: the tasks after
+    it find nothing to call, which is the extension going away, not a
+    failure to count or log."""
+    errors = metric(fast, "worker_errors", "maintenance")
+    working = fast.log.count("bothy maintenance is working")
+    waiting = fast.log.count("bothy maintenance waits for CREATE EXTENSION bothy")
+    failed = fast.log.count("could not finish the")
+    # the agent task sleeps, so the drop lands in the middle of a round
+    fast.query("CREATE OR REPLACE FUNCTION bothy._agents_expire() RETURNS integer "
+               "LANGUAGE sql AS 'SELECT 0 FROM pg_sleep(1)'")
+    poll_until(lambda: fast.query("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'bothy maintenance'"
+                                  " AND query LIKE '%%_agents_expire%%' AND state = 'active'")[0][0] == 1,
+               timeout=5, what="the round in its slow task")
+    fast.query("DROP EXTENSION bothy")
+    poll_until(lambda: fast.log.count("bothy maintenance waits for CREATE EXTENSION bothy") > waiting,
+               timeout=5, what="the worker noticing")
+    fast.query("CREATE EXTENSION bothy")
+    poll_until(lambda: fast.log.count("bothy maintenance is working") > working, timeout=5,
+               what="the worker resuming")
+    assert metric(fast, "worker_errors", "maintenance") == errors
+    assert fast.log.count("could not finish the") == failed
+
+
 def test_the_extension_is_refused_outside_bothy_database(fast):
     fast.query("CREATE DATABASE elsewhere")
     conn = fast.connect(dbname="elsewhere")
