@@ -5,6 +5,9 @@
 -- every appended agent event.  Frozen once released.
 \echo Use "ALTER EXTENSION bothy UPDATE TO '0.2.0'" to load this file. \quit
 
+-- Releases remember whom they released from (bothy.consumer_resume).
+ALTER TABLE bothy.consumer_holds ADD COLUMN released_from uuid;
+
 -- The counters and the maintenance worker's wake-up (C).
 CREATE FUNCTION bothy.metrics(OUT metric text, OUT label text, OUT value bigint) RETURNS SETOF record
     LANGUAGE c VOLATILE STRICT SECURITY DEFINER
@@ -227,7 +230,8 @@ BEGIN
                FOR UPDATE SKIP LOCKED
         )
         UPDATE bothy.consumer_holds h
-           SET holder_session = NULL, holder_kind = NULL, node = NULL,
+           SET released_from = h.holder_session,
+               holder_session = NULL, holder_kind = NULL, node = NULL,
                lease_until = NULL, taken_at = NULL
           FROM lapsed WHERE h.agent = lapsed.agent
         RETURNING h.agent
@@ -411,12 +415,99 @@ $$;
 COMMENT ON FUNCTION bothy.agent_event_appended(uuid, text, jsonb) IS
     'an agent event was appended; returns its ID (per agent, in commit order)';
 
+-- At stop the node's presence rows go at once instead of aging out, and its
+-- connections' consumer holds are released so a new consumer need not wait
+-- for the lease.  Returns the number of presence rows deleted.
+CREATE OR REPLACE FUNCTION bothy.node_stop(node uuid) RETURNS integer
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    deleted integer;
+BEGIN
+    PERFORM bothy._need_v7(node_stop.node, 'node');
+    DELETE FROM bothy.gateway_presence_nodes m WHERE m.node = node_stop.node;
+    DELETE FROM bothy.gateway_presence p WHERE p.node = node_stop.node;
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    UPDATE bothy.consumer_holds h
+       SET released_from = h.holder_session,
+           holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL
+     WHERE h.node = node_stop.node AND h.holder_kind = 'connection';
+    DELETE FROM bothy.gateway_nodes n WHERE n.node = node_stop.node;
+    RETURN deleted;
+END
+$$;
+COMMENT ON FUNCTION bothy.node_stop(uuid) IS
+    'a gateway node stops: delete its presence rows and release its connections'' consumer holds';
+
+-- A takeover: an agent consumer's identify (holder_kind 'connection') or a
+-- new REST poll window ('poll', with its window).  The new holder continues
+-- from the held acknowledgement, which this returns.  acked, when given,
+-- first moves the held acknowledgement forward (a poll that reports what it
+-- finished).  In multi mode the takeover is signalled so that every other
+-- node fences its connections of the agent at once.
+CREATE OR REPLACE FUNCTION bothy.consumer_take(agent uuid, node uuid, gateway_session uuid,
+        holder_kind text, poll_window interval DEFAULT NULL, acked bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    lease timestamptz;
+    held bigint;
+BEGIN
+    PERFORM bothy._need(consumer_take.agent, 'agent'),
+            bothy._need_v7(consumer_take.node, 'node'),
+            bothy._need(consumer_take.gateway_session, 'gateway_session'),
+            bothy._need_code(consumer_take.holder_kind, 'holder_kind', ARRAY['connection', 'poll']);
+    IF consumer_take.holder_kind = 'poll' THEN
+        IF consumer_take.poll_window IS NULL
+           OR consumer_take.poll_window < interval '1 second'
+           OR consumer_take.poll_window > interval '1 hour' THEN
+            RAISE EXCEPTION 'poll_window must be between 1 second and 1 hour'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        lease := now() + consumer_take.poll_window;
+    ELSE
+        IF consumer_take.poll_window IS NOT NULL THEN
+            RAISE EXCEPTION 'poll_window is only for holder_kind poll'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        lease := now() + pg_catalog.current_setting('bothy.consumer_lease')::interval;
+    END IF;
+    IF consumer_take.acked IS NOT NULL THEN
+        PERFORM bothy._need_ack_in_range(consumer_take.agent, consumer_take.acked);
+    END IF;
+
+    INSERT INTO bothy.consumer_holds AS h
+           (agent, holder_session, holder_kind, node, acked, lease_until, taken_at)
+    VALUES (consumer_take.agent, consumer_take.gateway_session, consumer_take.holder_kind,
+            consumer_take.node, coalesce(consumer_take.acked, 0), lease, now())
+    ON CONFLICT ON CONSTRAINT consumer_holds_pkey DO UPDATE
+        SET holder_session = excluded.holder_session, holder_kind = excluded.holder_kind,
+            node = excluded.node, acked = greatest(h.acked, excluded.acked),
+            lease_until = excluded.lease_until, taken_at = excluded.taken_at,
+            released_from = NULL
+    RETURNING h.acked INTO held;
+
+    IF bothy._multi() THEN
+        PERFORM bothy.publish('gateway.consumer', jsonb_build_object(
+            'node', consumer_take.node, 'agent', consumer_take.agent,
+            'gateway_session', consumer_take.gateway_session));
+    END IF;
+    RETURN held;
+END
+$$;
+COMMENT ON FUNCTION bothy.consumer_take(uuid, uuid, uuid, text, interval, bigint) IS
+    'take over an agent''s event stream; returns the held acknowledgement to continue from';
+
 -- A lapsed lease with no takeover holds again (a database outage alone
 -- never costs a consumer its stream).
 -- A connection whose lease lapsed with no takeover (the database was away
 -- longer than bothy.consumer_lease, say) holds again: its own hold, lapsed
--- or released since by the maintenance worker (holder NULL), is renewed;
--- a hold another holder took meanwhile is not, and false fences the
+-- or released since from it (by the maintenance worker or its node's stop:
+-- released_from), is renewed; a hold another holder took meanwhile, even
+-- one released since from that other holder, is not, and false fences the
 -- connection (4015).  A database outage alone never costs a consumer its
 -- stream.  Under READ COMMITTED a resume that waits for a takeover's row
 -- lock re-checks the holder on the new row version.  No signal: nobody
@@ -436,9 +527,11 @@ BEGIN
        SET holder_session = consumer_resume.gateway_session, holder_kind = 'connection',
            node = consumer_resume.node, acked = greatest(h.acked, consumer_resume.acked),
            lease_until = now() + pg_catalog.current_setting('bothy.consumer_lease')::interval,
-           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END
+           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END,
+           released_from = NULL
      WHERE h.agent = consumer_resume.agent
-       AND (h.holder_session IS NULL OR h.holder_session = consumer_resume.gateway_session);
+       AND (h.holder_session = consumer_resume.gateway_session
+            OR (h.holder_session IS NULL AND h.released_from = consumer_resume.gateway_session));
     RETURN FOUND;
 END
 $$;

@@ -56,13 +56,16 @@ UPDATE bothy.consumer_holds SET lease_until = now() - interval '1 second' WHERE 
 SELECT bothy.consumer_save('e0000000-0000-4000-8000-000000000001', 'a0000000-0000-4000-8000-000000000004', 3) AS lapsed_save;
 SELECT bothy.consumer_resume('e0000000-0000-4000-8000-000000000001', '01890a5d-ac96-7aaa-8bbb-000000000002', 'a0000000-0000-4000-8000-000000000004', 3) AS resumed;
 SELECT holder_session, node, acked, lease_until > now() AS leased FROM bothy.consumer_holder('e0000000-0000-4000-8000-000000000001');
--- released by the maintenance worker (no holder): the same holds again
-UPDATE bothy.consumer_holds SET holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL WHERE agent = 'e0000000-0000-4000-8000-000000000001';
+-- released by the maintenance worker (no holder, released from it): the same holds again
+UPDATE bothy.consumer_holds SET released_from = holder_session, holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL WHERE agent = 'e0000000-0000-4000-8000-000000000001';
 SELECT bothy.consumer_resume('e0000000-0000-4000-8000-000000000001', '01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000004', 3) AS resumed_after_release;
 -- another holder took the stream: no resume, the connection is fenced
 SELECT bothy.consumer_take('e0000000-0000-4000-8000-000000000001', '01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000005', 'connection') AS continue_after;
 SELECT bothy.consumer_resume('e0000000-0000-4000-8000-000000000001', '01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000004', 3) AS resumed_over_another;
 SELECT holder_session FROM bothy.consumer_holder('e0000000-0000-4000-8000-000000000001');
+-- that other holder's hold is released: still not ours to take back
+UPDATE bothy.consumer_holds SET released_from = holder_session, holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL WHERE agent = 'e0000000-0000-4000-8000-000000000001';
+SELECT bothy.consumer_resume('e0000000-0000-4000-8000-000000000001', '01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000004', 3) AS resumed_after_anothers_release;
 -- arguments
 SELECT bothy.consumer_resume(NULL, '01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000004', 3);
 SELECT bothy.consumer_resume('e0000000-0000-4000-8000-000000000001', 'a0000000-0000-4000-8000-000000000004', 'a0000000-0000-4000-8000-000000000004', 3);

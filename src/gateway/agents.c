@@ -34,6 +34,7 @@ static void
 persisted(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_conn    *c = arg;
+	bool		stored;
 
 	c->persist = NULL;
 	if (result != GW_DB_OK)
@@ -44,7 +45,7 @@ persisted(void *arg, gw_db_result result, const PGresult *res)
 		return;
 	}
 	/* false: a newer heartbeat of another node is stored; nothing to do */
-	if (PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0)
+	if (gw_db_bool(res, &stored) && stored)
 		gw_stats.heartbeats_persisted++;
 }
 

@@ -5,7 +5,8 @@
  *
  * A waiting request names both connections by gateway session and bind ID,
  * never by pointer, so either may close while it waits.  The requests
- * waiting at once are bounded (AUTOCOMPLETE_MAX_WAITING): beyond it a
+ * waiting at once are bounded, on the node (AUTOCOMPLETE_MAX_WAITING) and
+ * per person connection (AUTOCOMPLETE_PER_CONNECTION): beyond either a
  * request ends at once with an empty result, as without a consumer.
  */
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "node.h"
 
 #define AUTOCOMPLETE_MAX_WAITING 10000
+#define AUTOCOMPLETE_PER_CONNECTION 4	/* one person cannot crowd out the others */
 
 typedef struct waiting
 {
@@ -82,8 +84,11 @@ answer(gw_conn *person, const char *ref, const char *items)
 static void
 finish(waiting *w, const char *items)
 {
-	answer(find(GW_HUB_SESSION, &w->person_session, &w->person_bind, GW_CONN_PERSON),
-		   w->ref, items);
+	gw_conn    *person = find(GW_HUB_SESSION, &w->person_session, &w->person_bind, GW_CONN_PERSON);
+
+	if (person != NULL && person->autocompleting > 0)
+		person->autocompleting--;
+	answer(person, w->ref, items);
 	lws_sul_cancel(&w->sul);
 	lws_dll2_remove(&w->list);
 	free(w);
@@ -104,6 +109,7 @@ gw_autocomplete_request(gw_conn *person, const gw_msg *m)
 	gw_text		ev;
 
 	if (agent == NULL || waiting_list.count >= AUTOCOMPLETE_MAX_WAITING ||
+		person->autocompleting >= AUTOCOMPLETE_PER_CONNECTION ||
 		(w = calloc(1, sizeof(*w))) == NULL)
 	{
 		gw_stats.autocomplete_empty++;
@@ -122,6 +128,7 @@ gw_autocomplete_request(gw_conn *person, const gw_msg *m)
 		return;
 	}
 	lws_dll2_add_tail(&w->list, &waiting_list);
+	person->autocompleting++;
 	lws_sul_schedule(gw.context, 0, &w->sul, deadline_cb,
 					 (lws_usec_t) gw.opt.autocomplete_timeout_ms * LWS_US_PER_MS);
 	gw_stats.autocomplete_forwarded++;

@@ -24,8 +24,7 @@
 
 /*
  * Threads whose last typing op a connection remembers for --typing-interval:
- * a client typing in more threads at once than this is limited per thread
- * only for the ones it typed in last.
+ * at most this many threads per interval pass, each at most once.
  */
 #define GW_TYPING_SLOTS 4
 
@@ -60,6 +59,8 @@ typedef struct gw_conn
 	bothy_uuid	device;			/* person connections */
 	bothy_uuid	focus;			/* has_focus */
 	int64_t		acked;			/* agent: the highest acknowledgement (saved or saving) */
+	int64_t		saved_acked;	/* agent: the highest the database confirmed */
+	int64_t		saving_acked;	/* agent: the one the running save carries */
 	int64_t		ack_next;		/* agent: the ack waiting (ack_pending) */
 	lws_dll2_t	in_all;			/* hub->all */
 	lws_dll2_t	in_index[3];	/* hub: session, principal, device */
@@ -67,6 +68,7 @@ typedef struct gw_conn
 	int64_t		renew_at;		/* agent: the next save that renews the lease */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	gw_db_call *call;			/* the running database call, or NULL */
+	uint8_t		autocompleting;	/* person: its autocomplete requests waiting */
 	/* person: typing.c's rate limit, the threads typed in last */
 	struct
 	{

@@ -202,17 +202,26 @@ slot_io(gw_pgconn *pc)
 				PQclear(res);
 			continue;
 		}
-		c = slot->call;
-		slot->call = NULL;
-		c->slot = NULL;
-		st = slot->first != NULL ? PQresultStatus(slot->first) : PGRES_FATAL_ERROR;
-		finish(c, st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? GW_DB_OK : GW_DB_ERROR,
-			   slot->first);
-		if (slot->first != NULL)
 		{
-			PQclear(slot->first);
+			PGresult   *first = slot->first;
+
+			c = slot->call;
+			slot->call = NULL;
 			slot->first = NULL;
+			c->slot = NULL;
+			st = first != NULL ? PQresultStatus(first) : PGRES_FATAL_ERROR;
+			finish(c, st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? GW_DB_OK : GW_DB_ERROR,
+				   first);
+			if (first != NULL)
+				PQclear(first);
 		}
+
+		/*
+		 * The callback may have submitted a call that this slot failed to
+		 * send, and the slot's connection is gone (PQfinish'ed) with it.
+		 */
+		if (pc->state != GW_PG_UP || pc->pg != pg)
+			return;
 	}
 	/* notices and stray notifications on a query connection: nothing to do */
 	if (PQstatus(pg) == CONNECTION_BAD)
@@ -299,6 +308,30 @@ gw_db_cancel(gw_db_call *c)
 		lws_dll2_remove(&c->queue);
 		call_free(c);
 	}
+}
+
+bool
+gw_db_bool_at(const PGresult *res, int col, bool *value)
+{
+	const char *v;
+
+	if (res == NULL || PQntuples(res) != 1 || col >= PQnfields(res) || PQgetisnull(res, 0, col))
+		v = NULL;
+	else
+		v = PQgetvalue(res, 0, col);
+	if (v == NULL || (strcmp(v, "t") != 0 && strcmp(v, "f") != 0))
+	{
+		gw_log(GW_LOG_ERROR, "database answer not understood");
+		return false;
+	}
+	*value = v[0] == 't';
+	return true;
+}
+
+bool
+gw_db_bool(const PGresult *res, bool *value)
+{
+	return res != NULL && PQnfields(res) == 1 && gw_db_bool_at(res, 0, value);
 }
 
 bool

@@ -46,6 +46,14 @@ gw_db_call *gw_db_submit(gw_db *db, const char *sql, int nparams,
 /* The caller goes away: cb is not called.  A running call finishes unseen. */
 void		gw_db_cancel(gw_db_call *call);
 
+/*
+ * A boolean of an answer, strictly: row 0, column col holds exactly "t" or
+ * "f" (NULL or anything else is false, with one log record).
+ * gw_db_bool: a one-row, one-column answer.
+ */
+bool		gw_db_bool_at(const PGresult *res, int col, bool *value);
+bool		gw_db_bool(const PGresult *res, bool *value);
+
 /* At least one query connection is open. */
 bool		gw_db_up(const gw_db *db);
 

@@ -69,6 +69,17 @@ gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult *res)
 		gw_rest_answer_error(r, 503, "unavailable");
 }
 
+lws_dll2_owner_t gw_rest_calls;
+
+/* A call's end: out of the list, its answer's body and itself freed. */
+static void
+release(gw_rest *r)
+{
+	lws_dll2_remove(&r->in_calls);
+	gw_text_free(&r->body);
+	free(r);
+}
+
 int
 gw_rest_writeable(struct lws *wsi, gw_conn *c)
 {
@@ -81,8 +92,7 @@ gw_rest_writeable(struct lws *wsi, gw_conn *c)
 	/* headers now, the body at the next writeable (http.c) */
 	status = gw_http_respond(wsi, c, r->status, "application/json",
 							 r->body.data != NULL ? r->body.data : "", r->body.len);
-	gw_text_free(&r->body);
-	free(r);
+	release(r);
 	return status;
 }
 
@@ -97,8 +107,28 @@ gw_rest_closed(gw_conn *c)
 	gw_rest_unwait(r);
 	if (r->call != NULL)
 		gw_db_cancel(r->call);
-	gw_text_free(&r->body);
-	free(r);
+	release(r);
+}
+
+int
+gw_rest_pending(void)
+{
+	lws_dll2_t *d;
+	int			n = 0;
+
+	for (d = gw_rest_calls.head; d != NULL; d = d->next)
+		if (!lws_container_of(d, gw_rest, in_calls)->answered)
+			n++;
+	return n;
+}
+
+void
+gw_rest_forget_calls(void)
+{
+	lws_dll2_t *d;
+
+	for (d = gw_rest_calls.head; d != NULL; d = d->next)
+		lws_container_of(d, gw_rest, in_calls)->call = NULL;
 }
 
 /* --- the request: token and arguments ------------------------------------ */
@@ -141,14 +171,21 @@ parse_args(gw_rest *r, const arg_spec *specs, int nspecs, arg_values *v)
 {
 	char		arg[ARG_MAX + 1];
 	int			i,
-				s;
+				s,
+				read = 0;
 
 	memset(v, 0, sizeof(*v));
+	/*
+	 * lws reads "a&&b" (or "a&") with an empty argument, where this loop
+	 * stops: the total below tells that more was there.
+	 */
 	for (i = 0; lws_hdr_fragment_length(r->wsi, WSI_TOKEN_HTTP_URI_ARGS, i) > 0; i++)
 	{
 		const char *eq;
 		const char *value;
 
+		/* lws' total counts one separator between two arguments */
+		read += lws_hdr_fragment_length(r->wsi, WSI_TOKEN_HTTP_URI_ARGS, i) + (i > 0);
 		if (lws_hdr_fragment_length(r->wsi, WSI_TOKEN_HTTP_URI_ARGS, i) > ARG_MAX ||
 			lws_hdr_copy_fragment(r->wsi, arg, sizeof(arg), WSI_TOKEN_HTTP_URI_ARGS, i) < 0 ||
 			(eq = strchr(arg, '=')) == NULL)
@@ -179,6 +216,9 @@ parse_args(gw_rest *r, const arg_spec *specs, int nspecs, arg_values *v)
 				break;
 		}
 	}
+	/* an empty argument stopped the loop: refused, never skipped */
+	if (read != lws_hdr_total_length(r->wsi, WSI_TOKEN_HTTP_URI_ARGS))
+		return false;
 	for (s = 0; s < nspecs; s++)
 		if (specs[s].required && !v->seen[s])
 			return false;
@@ -236,6 +276,8 @@ gw_rest_request(struct lws *wsi, gw_conn *c, const char *path)
 	if (r == NULL)
 		return 1;
 	r->wsi = wsi;
+	lws_dll2_add_tail(&r->in_calls, &gw_rest_calls);
+	lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REST_CALL_MAX_S(gw.opt.db_timeout_ms));
 	r->c = c;
 	c->rest = r;
 	routes[i].handle(r);

@@ -49,7 +49,19 @@ void		gw_rest_fenced(const bothy_uuid *agent, const bothy_uuid *session);
 /* After a lost listener: every waiting poll reads again. */
 void		gw_rest_reconcile(void);
 
-/* The node stops: every waiting poll answers now (with what it has). */
+/*
+ * The node stops: every waiting poll answers now (with what it has), and a
+ * poll that takes the stream from now on answers without waiting.
+ */
 void		gw_rest_stop(void);
+
+/* Calls not answered yet (their database calls run): the stop waits for them. */
+int			gw_rest_pending(void);
+
+/*
+ * The query pool is about to be destroyed with every call in it: no REST
+ * call may cancel one later.
+ */
+void		gw_rest_forget_calls(void);
 
 #endif							/* BOTHY_GATEWAY_REST_H */

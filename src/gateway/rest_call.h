@@ -27,9 +27,18 @@
  */
 #define LIST_MAX 50
 #define ARG_MAX 64				/* one query argument, name=value */
+#define POLL_WAIT_MAX_MS 60000	/* the longest wait_ms of a long poll */
+
+/*
+ * The longest a call may take: the longest wait and three database calls
+ * (the take, a check of the hold, the read), each at most --db-timeout.
+ * lws would otherwise end the request at its own default (10 s).
+ */
+#define REST_CALL_MAX_S(db_timeout_ms) ((POLL_WAIT_MAX_MS + 3 * (db_timeout_ms)) / 1000 + 5)
 
 struct gw_rest
 {
+	lws_dll2_t	in_calls;		/* every call from its request to its free */
 	lws_dll2_t	in_polls;		/* polls waiting for an event */
 	struct lws *wsi;
 	gw_conn    *c;
@@ -41,6 +50,7 @@ struct gw_rest
 	int			wait_ms;		/* poll */
 	int			max;			/* poll */
 	bool		waiting;		/* poll: in polls, deadline armed */
+	bool		taking;			/* poll: its consumer_take runs */
 	bool		wake;			/* poll: an event came while a call ran */
 	bool		recheck;		/* poll: a takeover was heard while a call ran */
 	bothy_uuid	thread;			/* presence */
@@ -92,6 +102,9 @@ void		gw_rest_answer_error(gw_rest *r, unsigned status, const char *code);
 
 /* A database call failed: 400 for the caller's bad argument, else 503. */
 void		gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult *res);
+
+/* Every call from its request until it is freed (rest.c). */
+extern lws_dll2_owner_t gw_rest_calls;
 
 /* Out of the waiting polls, its deadline cancelled (rest_poll.c). */
 void		gw_rest_unwait(gw_rest *r);

@@ -20,7 +20,6 @@
 
 #define POLL_GRACE_MS 5000		/* the window outlives the wait by this */
 #define POLL_WAIT_DEFAULT_MS 25000
-#define POLL_WAIT_MAX_MS 60000
 #define POLL_MAX_DEFAULT 100
 
 static lws_dll2_owner_t polls;	/* the calls waiting for an event */
@@ -140,14 +139,15 @@ static void
 holder_checked(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_rest    *r = arg;
+	bool		holds;
 
 	r->call = NULL;
-	if (result != GW_DB_OK || PQntuples(res) != 1)
+	if (result != GW_DB_OK || !gw_db_bool(res, &holds))
 	{
 		gw_rest_answer_db_failure(r, result, res);
 		return;
 	}
-	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	if (!holds)
 	{
 		gw_rest_answer_error(r, 409, "fenced");
 		return;
@@ -211,9 +211,10 @@ taken(void *arg, gw_db_result result, const PGresult *res)
 		return;
 	}
 	r->after = acked;
+	r->taking = false;
 	/* this node ignores its own gateway.consumer: fence here what it would */
 	gw_fence_consumer(&r->principal, &r->session, NULL);
-	if (r->wait_ms > 0)
+	if (r->wait_ms > 0 && !gw.stopping)
 	{
 		r->waiting = true;
 		lws_dll2_add_tail(&r->in_polls, &polls);
@@ -257,6 +258,8 @@ gw_rest_agent_events(gw_rest *r)
 	r->call = gw_db_submit(gw.db, sql_take, 5, params, taken, r);
 	if (r->call == NULL)
 		gw_rest_answer_error(r, 503, "unavailable");
+	else
+		r->taking = true;
 }
 
 void
@@ -281,13 +284,19 @@ gw_rest_fenced(const bothy_uuid *agent, const bothy_uuid *session)
 	lws_dll2_t *d,
 			   *next;
 
-	for (d = polls.head; d != NULL; d = next)
+	/* every call, also a poll whose own take still runs: heard now, checked after */
+	for (d = gw_rest_calls.head; d != NULL; d = next)
 	{
-		gw_rest    *r = lws_container_of(d, gw_rest, in_polls);
+		gw_rest    *r = lws_container_of(d, gw_rest, in_calls);
 
 		next = d->next;
-		if (bothy_uuid_compare(&r->principal, agent) == 0 &&
-			bothy_uuid_compare(&r->session, session) != 0)
+		if (r->endpoint != GW_REST_AGENT_EVENTS || r->answered ||
+			bothy_uuid_compare(&r->principal, agent) != 0 ||
+			bothy_uuid_compare(&r->session, session) == 0)
+			continue;
+		if (r->taking)
+			r->recheck = true;
+		else if (r->waiting)
 			check_holder(r);
 	}
 }

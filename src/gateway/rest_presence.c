@@ -38,6 +38,18 @@ static const char sql_agent_status[] =
 "SELECT agent::text, state, (extract(epoch FROM heartbeat_at) * 1000)::bigint "
 "FROM bothy.agent_status($1::uuid[])";
 
+/* A state code of signal.h: the only text of a stored row passed on. */
+static bool
+is_state(const char *text)
+{
+	int			i;
+
+	for (i = 0; i < BOTHY_AGENT_STATE_COUNT; i++)
+		if (strcmp(text, bothy_agent_state_code((bothy_agent_state) i)) == 0)
+			return true;
+	return false;
+}
+
 /* One agent's answer: the stored row, or this node's memory when newer. */
 static json_t *
 agent_presence(const bothy_uuid *agent, const char *stored_state, int64_t stored_ms)
@@ -89,7 +101,8 @@ status_read(void *arg, gw_db_result result, const PGresult *res)
 			const char *text = PQgetvalue(res, row, 0);
 
 			if (bothy_uuid_parse(text, strlen(text), &a) && bothy_uuid_compare(&a, &r->ids[i]) == 0 &&
-				gw_parse_int(PQgetvalue(res, row, 2), LONG_MIN / 2, LONG_MAX / 2, &ms))
+				gw_parse_int(PQgetvalue(res, row, 2), LONG_MIN / 2, LONG_MAX / 2, &ms) &&
+				is_state(PQgetvalue(res, row, 1)))
 				state = PQgetvalue(res, row, 1);
 		}
 		if (json_array_append_new(list, agent_presence(&r->ids[i], state, ms)) != 0)
@@ -139,14 +152,15 @@ presence_read(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_rest    *r = arg;
 	json_t	   *rows;
+	bool		allowed;
 
 	r->call = NULL;
-	if (result != GW_DB_OK || PQntuples(res) != 1)
+	if (result != GW_DB_OK || PQnfields(res) != 2 || !gw_db_bool_at(res, 0, &allowed))
 	{
 		gw_rest_answer_db_failure(r, result, res);
 		return;
 	}
-	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	if (!allowed)
 	{
 		gw_rest_answer_error(r, 403, "forbidden");
 		return;

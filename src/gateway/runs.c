@@ -29,6 +29,7 @@ typedef struct run_entry
 	bothy_uuid	run;
 	bothy_uuid	thread;			/* of the newest signal */
 	int64_t		wanted;			/* highest version signalled */
+	int64_t		reading;		/* the wanted version when the read in flight began */
 	int64_t		delivered;		/* highest version delivered here; -1: none */
 	int64_t		window_until;	/* gw_mono_ms: no read starts before */
 	int64_t		last_signal;	/* gw_mono_ms */
@@ -39,7 +40,7 @@ typedef struct run_entry
 static lws_dll2_owner_t buckets[RUN_BUCKETS];
 
 static const char sql_read[] =
-"SELECT d::text, (d->>'version')::bigint, "
+"SELECT d::text, d->>'version', "
 "array_to_string(ARRAY(SELECT bothy.thread_audience($2::uuid, $3::uuid[])), ',') "
 "FROM bothy.run_document($1::uuid) AS d";
 
@@ -109,15 +110,20 @@ deliver_snapshot(run_entry *e, const PGresult *res)
 {
 	const char *doc = PQgetvalue(res, 0, 0);
 	size_t		len = (size_t) PQgetlength(res, 0, 0);
-	long		version = e->wanted;
+	long		version = e->reading;
 	bothy_uuid *persons;
 	size_t		n;
 	gw_text		ev;
 
-	/* a replaced seam need not return the version: the signal's is the floor */
-	if (!PQgetisnull(res, 0, 1) &&
-		!gw_parse_int(PQgetvalue(res, 0, 1), 0, INT64_C(9007199254740991), &version))
-		version = e->wanted;
+	/*
+	 * A replaced seam need not return the version, nor a sane one: the
+	 * version signalled when the read began is the floor, so a lower or
+	 * missing one can never make the run be read again and again.
+	 */
+	if (PQgetisnull(res, 0, 1) ||
+		!gw_parse_int(PQgetvalue(res, 0, 1), 0, INT64_C(9007199254740991), &version) ||
+		version < e->reading)
+		version = e->reading;
 	if (version <= e->delivered)
 		return;
 	e->delivered = version;
@@ -178,6 +184,8 @@ start_read(run_entry *e)
 	char	   *list;
 
 	e->window_until = gw_mono_ms() + gw.opt.run_coalesce_ms;
+	e->reading = e->wanted;
+	persons = NULL;
 	if (!gw_local_persons(&persons, &n) || n == 0)
 	{
 		/* nobody here to tell: nothing to read */

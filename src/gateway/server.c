@@ -265,8 +265,11 @@ node_stopped(void *arg, gw_db_result result, const PGresult *res)
 	(void) arg;
 	if (result == GW_DB_OK)
 	{
-		gw_logf(GW_LOG_INFO, "node stopped, presence rows deleted", "rows=%s",
-				PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "0");
+		long		rows = 0;
+
+		if (PQntuples(res) == 1)
+			(void) gw_parse_int(PQgetvalue(res, 0, 0), 0, LONG_MAX, &rows);
+		gw_logf(GW_LOG_INFO, "node stopped, presence rows deleted", "rows=%ld", rows);
 		finish_stop(0);
 		return;
 	}
@@ -281,7 +284,7 @@ stop_wait_clients(lws_sorted_usec_list_t *sul)
 
 	(void) sul;
 	/* node_stop deletes the rows: no flush may write them again after it */
-	if (gw.hub.all.count > 0 || !gw_presence_stop())
+	if (gw.hub.all.count > 0 || !gw_presence_stop() || gw_rest_pending() > 0)
 	{
 		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
 						 (lws_usec_t) STOP_POLL_MS * LWS_US_PER_MS);
@@ -350,12 +353,14 @@ on_signal(int sig)
 
 /* --- serve ------------------------------------------------------------- */
 
-/* The pool is about to go with its calls: no client may cancel one later. */
+/* The pool is about to go with its calls: no connection may cancel one later. */
 static void
 forget_call(gw_conn *c, void *arg)
 {
 	(void) arg;
 	c->call = NULL;
+	c->persist = NULL;
+	c->fetch = NULL;
 }
 
 int
@@ -477,6 +482,7 @@ gw_serve(int argc, char **argv)
 	gw_listener_destroy(gw.listener);
 	gw.listener = NULL;
 	gw_hub_each_conn(&gw.hub, forget_call, NULL);
+	gw_rest_forget_calls();
 	gw_db_destroy(gw.db);
 	gw.db = NULL;
 	lws_context_destroy(gw.context);

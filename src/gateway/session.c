@@ -216,7 +216,7 @@ arm_renewal(gw_conn *c)
 static void
 agent_taken(gw_conn *c, int64_t acked)
 {
-	c->acked = acked;
+	c->acked = c->saved_acked = acked;
 	send_ready(c);
 	if (c->state != GW_CS_READY)
 		return;
@@ -258,7 +258,7 @@ identify_done(void *arg, gw_db_result result, const PGresult *res)
 		{
 			long		acked;
 
-			if (gw_parse_int(v, 0, LONG_MAX, &acked))
+			if (gw_parse_int(v, 0, GW_EVENT_MAX, &acked))
 			{
 				agent_taken(c, acked);
 				return;
@@ -386,10 +386,24 @@ save_next(gw_conn *c)
 static void
 save_failed(gw_conn *c, gw_db_result result, const PGresult *res)
 {
+	if (result == GW_DB_ERROR && is_argument_error(res))
+	{
+		/*
+		 * An acknowledgement the database refuses (beyond the agent's last
+		 * event) must not stay in the renewals that follow, which would all
+		 * fail with it: back to what the database confirmed.
+		 */
+		c->acked = c->saved_acked;
+		if (c->ack_next > c->saved_acked)
+			c->ack_next = c->saved_acked;
+		if (c->call_op == GW_OP_ACK)
+		{
+			send_rejected(c, GW_OP_ACK);
+			return;
+		}
+	}
 	if (c->call_op != GW_OP_ACK)
 		gw_log(GW_LOG_WARN, "consumer lease not renewed, retrying");
-	else if (result == GW_DB_ERROR && is_argument_error(res))
-		send_rejected(c, GW_OP_ACK);
 	else
 		send_error(c, GW_OP_ACK, result);
 }
@@ -398,13 +412,14 @@ static void
 resume_done(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_conn    *c = arg;
+	bool		held;
 
 	c->call = NULL;
 	if (c->state != GW_CS_READY)
 		return;
-	if (result == GW_DB_OK && PQntuples(res) == 1)
+	if (result == GW_DB_OK && gw_db_bool(res, &held))
 	{
-		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+		if (!held)
 		{
 			/* another holder has the agent's stream (D-M7-17-4) */
 			gw_conn_close(c, GW_CLOSE_FENCED, "consumer fenced");
@@ -412,6 +427,10 @@ resume_done(void *arg, gw_db_result result, const PGresult *res)
 		}
 		gw_stats.consumer_resumes++;
 		gw_log(GW_LOG_INFO, "consumer lease lapsed with no takeover, holding again");
+		if (c->saving_acked > c->saved_acked)
+			c->saved_acked = c->saving_acked;
+		/* what was appended while it did not hold was read as nothing */
+		gw_stream_reconcile_conn(c);
 	}
 	else
 		save_failed(c, result, res);
@@ -435,6 +454,7 @@ start_resume(gw_conn *c)
 	bothy_uuid_format(&c->principal, agent);
 	bothy_uuid_format(&c->bind, holder);
 	snprintf(n, sizeof(n), "%lld", (long long) c->acked);
+	c->saving_acked = c->acked;
 	c->call = gw_db_submit(gw.db, sql_consumer_resume, 4, params, resume_done, c);
 	if (c->call == NULL)
 		save_failed(c, GW_DB_ERROR, NULL);
@@ -444,17 +464,20 @@ static void
 save_done(void *arg, gw_db_result result, const PGresult *res)
 {
 	gw_conn    *c = arg;
+	bool		held;
 
 	c->call = NULL;
 	if (c->state != GW_CS_READY)
 		return;
-	if (result == GW_DB_OK && PQntuples(res) == 1)
+	if (result == GW_DB_OK && gw_db_bool(res, &held))
 	{
-		if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+		if (!held)
 		{
 			start_resume(c);
 			return;
 		}
+		if (c->saving_acked > c->saved_acked)
+			c->saved_acked = c->saving_acked;
 	}
 	else
 		save_failed(c, result, res);
@@ -490,6 +513,7 @@ start_save(gw_conn *c, int64_t acked, gw_op op)
 	bothy_uuid_format(&c->principal, agent);
 	bothy_uuid_format(&c->bind, holder);
 	snprintf(n, sizeof(n), "%lld", (long long) acked);
+	c->saving_acked = acked;
 	arm_renewal(c);
 	c->call_op = op;
 	c->call = gw_db_submit(gw.db, sql_consumer_save, 3, params, save_done, c);

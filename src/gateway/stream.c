@@ -31,10 +31,17 @@ is_consumer(const gw_conn *c)
 	return c->kind == GW_CONN_AGENT && c->state == GW_CS_READY;
 }
 
+/* The events up to here need no delivery: sent, or acknowledged ahead. */
+static int64_t
+done_up_to(const gw_conn *c)
+{
+	return c->sent > c->acked ? c->sent : c->acked;
+}
+
 static int64_t
 room(const gw_conn *c)
 {
-	int64_t		in_flight = c->sent - c->acked;
+	int64_t		in_flight = c->sent > c->acked ? c->sent - c->acked : 0;
 
 	return in_flight >= gw.opt.agent_window ? 0 : gw.opt.agent_window - in_flight;
 }
@@ -64,7 +71,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 
 		if (!gw_agent_event_row_get(res, i, 0, &row))
 			return;
-		if (row.id <= c->sent)
+		if (row.id <= done_up_to(c))
 			continue;			/* acknowledged ahead while this read ran */
 		if (!gw_event_agent_event(&ev, row.id, row.type, row.data, row.created_at_ms))
 		{
@@ -78,8 +85,8 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 			return;				/* the queue overflowed: closing */
 	}
 	/* fewer than asked: everything that exists was read */
-	if (rows < asked && !c->refetch && c->latest > c->sent)
-		c->latest = c->sent;
+	if (rows < asked && !c->refetch && c->latest > done_up_to(c))
+		c->latest = done_up_to(c);
 	c->refetch = false;
 	read_more(c);
 }
@@ -94,9 +101,9 @@ read_more(gw_conn *c)
 		c->refetch = true;
 		return;
 	}
-	if (!is_consumer(c) || c->latest <= c->sent || n == 0)
+	if (!is_consumer(c) || c->latest <= done_up_to(c) || n == 0)
 		return;
-	c->fetch = gw_agent_events_read(&c->principal, &c->bind, c->sent,
+	c->fetch = gw_agent_events_read(&c->principal, &c->bind, done_up_to(c),
 									(int) (n < GW_AGENT_EVENTS_MAX ? n : GW_AGENT_EVENTS_MAX),
 									read_done, c);
 }
@@ -112,9 +119,7 @@ gw_stream_ready(gw_conn *c)
 void
 gw_stream_acked(gw_conn *c)
 {
-	/* an ack ahead of what was sent: what it covers is never sent */
-	if (c->acked > c->sent)
-		c->sent = c->acked;
+	/* an ack ahead of what was sent: what it covers is never sent (done_up_to) */
 	read_more(c);
 }
 
@@ -128,7 +133,7 @@ visit_signal(gw_conn *c, void *arg)
 	/* INT64_MAX (unknown) stays: the read in flight or due finds the end */
 	if (c->latest != INT64_MAX && event > c->latest)
 		c->latest = event;
-	if (event > c->sent)
+	if (event > done_up_to(c))
 		read_more(c);
 }
 
@@ -138,14 +143,20 @@ gw_stream_signal(const bothy_signal *sig)
 	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, &sig->agent, visit_signal, (void *) &sig->event);
 }
 
-static void
-visit_reconcile(gw_conn *c, void *arg)
+void
+gw_stream_reconcile_conn(gw_conn *c)
 {
-	(void) arg;
 	if (!is_consumer(c))
 		return;
 	c->latest = INT64_MAX;
 	read_more(c);
+}
+
+static void
+visit_reconcile(gw_conn *c, void *arg)
+{
+	(void) arg;
+	gw_stream_reconcile_conn(c);
 }
 
 void

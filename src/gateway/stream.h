@@ -26,6 +26,9 @@ void		gw_stream_acked(gw_conn *c);
 /* gateway.agent_event: events up to sig->event exist for sig->agent. */
 void		gw_stream_signal(const bothy_signal *sig);
 
+/* One consumer reads what it may have missed (it held again after a lapse). */
+void		gw_stream_reconcile_conn(gw_conn *c);
+
 /* After a lost listener: every consumer here reads what it may have missed. */
 void		gw_stream_reconcile(void);
 

@@ -156,8 +156,9 @@ publish(const bothy_uuid *thread, const bothy_uuid *principal)
 }
 
 /*
- * At most one typing op per thread per --typing-interval: the thread's slot
- * if it has one, else the oldest slot is taken over.
+ * At most one typing op per thread per --typing-interval, and at most
+ * GW_TYPING_SLOTS threads per interval: a connection cycling through many
+ * threads (each op costs every node a database call) is held to that.
  */
 static bool
 passes_limit(gw_conn *c, const bothy_uuid *thread, int64_t now)
@@ -169,14 +170,15 @@ passes_limit(gw_conn *c, const bothy_uuid *thread, int64_t now)
 	{
 		if (bothy_uuid_compare(&c->typing[i].thread, thread) == 0 && c->typing[i].at != 0)
 		{
-			if (now - c->typing[i].at < gw.opt.typing_interval_ms)
-				return false;
 			slot = i;
 			break;
 		}
 		if (c->typing[i].at < c->typing[slot].at)
 			slot = i;
 	}
+	/* the thread's own slot, or the oldest: either still within the interval */
+	if (c->typing[slot].at != 0 && now - c->typing[slot].at < gw.opt.typing_interval_ms)
+		return false;
 	c->typing[slot].thread = *thread;
 	c->typing[slot].at = now;
 	return true;

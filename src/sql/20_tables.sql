@@ -64,7 +64,10 @@ CREATE TABLE bothy.consumer_holds (
     lease_until    timestamptz,
     taken_at       timestamptz,
     CHECK ((holder_session IS NULL) = (holder_kind IS NULL)),
-    CHECK ((holder_session IS NULL) = (lease_until IS NULL))
+    CHECK ((holder_session IS NULL) = (lease_until IS NULL)),
+    -- the holder a release took the stream from: only it may hold again
+    -- without a takeover (bothy.consumer_resume)
+    released_from  uuid
 );
 
 -- The newest stored heartbeat of each agent, whichever node stored it

@@ -30,7 +30,8 @@ BEGIN
     DELETE FROM bothy.gateway_presence p WHERE p.node = node_stop.node;
     GET DIAGNOSTICS deleted = ROW_COUNT;
     UPDATE bothy.consumer_holds h
-       SET holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL
+       SET released_from = h.holder_session,
+           holder_session = NULL, holder_kind = NULL, node = NULL, lease_until = NULL
      WHERE h.node = node_stop.node AND h.holder_kind = 'connection';
     DELETE FROM bothy.gateway_nodes n WHERE n.node = node_stop.node;
     RETURN deleted;

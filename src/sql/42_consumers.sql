@@ -46,7 +46,8 @@ BEGIN
     ON CONFLICT ON CONSTRAINT consumer_holds_pkey DO UPDATE
         SET holder_session = excluded.holder_session, holder_kind = excluded.holder_kind,
             node = excluded.node, acked = greatest(h.acked, excluded.acked),
-            lease_until = excluded.lease_until, taken_at = excluded.taken_at
+            lease_until = excluded.lease_until, taken_at = excluded.taken_at,
+            released_from = NULL
     RETURNING h.acked INTO held;
 
     IF bothy._multi() THEN
@@ -110,8 +111,9 @@ COMMENT ON FUNCTION bothy.consumer_save(uuid, uuid, bigint) IS
 
 -- A connection whose lease lapsed with no takeover (the database was away
 -- longer than bothy.consumer_lease, say) holds again: its own hold, lapsed
--- or released since by the maintenance worker (holder NULL), is renewed;
--- a hold another holder took meanwhile is not, and false fences the
+-- or released since from it (by the maintenance worker or its node's stop:
+-- released_from), is renewed; a hold another holder took meanwhile, even
+-- one released since from that other holder, is not, and false fences the
 -- connection (4015).  A database outage alone never costs a consumer its
 -- stream.  Under READ COMMITTED a resume that waits for a takeover's row
 -- lock re-checks the holder on the new row version.  No signal: nobody
@@ -131,9 +133,11 @@ BEGIN
        SET holder_session = consumer_resume.gateway_session, holder_kind = 'connection',
            node = consumer_resume.node, acked = greatest(h.acked, consumer_resume.acked),
            lease_until = now() + pg_catalog.current_setting('bothy.consumer_lease')::interval,
-           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END
+           taken_at = CASE WHEN h.holder_session IS NULL THEN now() ELSE h.taken_at END,
+           released_from = NULL
      WHERE h.agent = consumer_resume.agent
-       AND (h.holder_session IS NULL OR h.holder_session = consumer_resume.gateway_session);
+       AND (h.holder_session = consumer_resume.gateway_session
+            OR (h.holder_session IS NULL AND h.released_from = consumer_resume.gateway_session));
     RETURN FOUND;
 END
 $$;

@@ -62,7 +62,8 @@ BEGIN
                FOR UPDATE SKIP LOCKED
         )
         UPDATE bothy.consumer_holds h
-           SET holder_session = NULL, holder_kind = NULL, node = NULL,
+           SET released_from = h.holder_session,
+               holder_session = NULL, holder_kind = NULL, node = NULL,
                lease_until = NULL, taken_at = NULL
           FROM lapsed WHERE h.agent = lapsed.agent
         RETURNING h.agent

@@ -220,8 +220,9 @@ def test_a_lapsed_lease_with_no_takeover_is_held_again(gateways, keys, pg):
                  "WHERE agent = %s", agent)
         poll_until(lambda: node.metric(resumes) == 1, timeout=5, what="the lapsed lease held again")
         assert await alive(ws)
-        pg.query("UPDATE bothy.consumer_holds SET holder_session = NULL, holder_kind = NULL, node = NULL, "
-                 "lease_until = NULL WHERE agent = %s", agent)
+        # released as the maintenance worker releases: remembering from whom
+        pg.query("UPDATE bothy.consumer_holds SET released_from = holder_session, holder_session = NULL, "
+                 "holder_kind = NULL, node = NULL, lease_until = NULL WHERE agent = %s", agent)
         poll_until(lambda: node.metric(resumes) == 2, timeout=5, what="the released hold held again")
         assert await alive(ws)
         await ws.close()
