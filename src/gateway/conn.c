@@ -51,7 +51,9 @@ too_slow(gw_conn *c)
  * while libwebsockets holds the rest of a partly written message it
  * neither calls WRITEABLE nor reads the socket.  So output that waits
  * longer than --send-timeout closes the connection like a full queue
- * (checked by the sweep).
+ * (checked by the sweep).  The part libwebsockets holds counts as waiting
+ * output: when it is all that is left, our queue is empty, yet the client
+ * still does not read and the node no longer reads its heartbeats.
  */
 static void
 arm_stall(gw_conn *c)
@@ -65,6 +67,12 @@ gw_mono_ms(void)
 	return (int64_t) (lws_now_usecs() / LWS_US_PER_MS);
 }
 
+static bool
+output_waits(gw_conn *c)
+{
+	return gw_sendq_front(&c->sendq) != NULL || lws_partial_buffered(c->wsi);
+}
+
 static lws_sorted_usec_list_t sul_sweep;
 
 static void
@@ -74,7 +82,7 @@ sweep_conn(gw_conn *c, void *arg)
 
 	if (c->state == GW_CS_CLOSING)
 		return;
-	if (c->stall_until != 0 && now >= c->stall_until && gw_sendq_front(&c->sendq) != NULL)
+	if (c->stall_until != 0 && now >= c->stall_until && output_waits(c))
 	{
 		too_slow(c);
 		return;
@@ -146,6 +154,8 @@ writeable(gw_conn *c)
 		arm_stall(c);			/* progress: the client reads */
 		lws_callback_on_writable(c->wsi);
 	}
+	else if (lws_partial_buffered(c->wsi))
+		arm_stall(c);			/* the rest of this message still waits */
 	else
 		c->stall_until = 0;
 	return 0;

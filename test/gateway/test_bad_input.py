@@ -11,7 +11,8 @@ import time
 
 import websockets
 
-from conftest import closed_with, heartbeat, identify, poll_until, run
+from cluster import World
+from conftest import closed_with, heartbeat, identify, new_id, poll_until, run
 
 # (name, messages sent after identify or None for before, close code)
 CASES = [
@@ -157,14 +158,20 @@ def test_client_that_does_not_read_is_closed_and_memory_stays_bounded(gateways, 
     s.sendall(frame(json.dumps({"op": "identify", "token": keys.person()})))
     batch = frame('{"op":"heartbeat"}') * 200
     s.settimeout(0.2)
+    unsent = b""
     sent = 0
     deadline = time.monotonic() + 20
     # send heartbeats, never read their acknowledgements, until the node gives up
     while node.metric("bothy_gateway_send_queue_overflows_total") == 0:
-        assert time.monotonic() < deadline, "the node kept a client that never reads (%d sent)" % sent
+        assert time.monotonic() < deadline, "the node kept a client that never reads (%d bytes sent)" % sent
+        if not unsent:
+            unsent = batch
         try:
-            s.sendall(batch)
-            sent += 200
+            # send(), not sendall(): a timeout must not cut a frame in two,
+            # which would turn the rest of the stream into garbage
+            n = s.send(unsent)
+            unsent = unsent[n:]
+            sent += n
         except socket.timeout:
             pass                # the node stopped reading us: its stall timer runs
         except (BrokenPipeError, ConnectionResetError):
@@ -183,3 +190,28 @@ def test_client_that_does_not_read_is_closed_and_memory_stays_bounded(gateways, 
         await ws.close()
         return ok
     assert run(still_serving())
+
+
+def test_client_stalled_on_its_last_message_is_closed_by_the_send_timeout(gateways, keys, pg):
+    """The message the client stops taking is the last one queued: the
+    node's own queue is empty while libwebsockets holds the rest of it, and
+    the client sends nothing that would queue more.  The send timeout (1 s)
+    closes it with 4008, not the heartbeat deadline a minute later."""
+    node = gateways(1, extra=["--send-queue", "16777216"])
+    w = World(pg)
+    member = new_id()
+    _, thread = w.room(member)
+    s = raw_ws(node.port)
+    s.sendall(frame(json.dumps({"op": "identify", "token": keys.person(member)})))
+    poll_until(lambda: node.metric('bothy_gateway_connections{kind="person"}') == 1, timeout=5,
+               what="the client identified")
+    # one run document of 6 MB: more than the node's socket buffer (at most
+    # 4 MB, tcp_wmem) and the client's together take
+    assert w.run_changed(new_id(), thread, w.agent(), 1, {"blob": "x" * 6_000_000}) is True
+    poll_until(lambda: node.metric('bothy_gateway_events_delivered_total{type="run.updated"}') == 1,
+               timeout=5, what="the run document handed to the socket")
+    poll_until(lambda: node.metric('bothy_gateway_closes_total{code="4008"}') == 1, timeout=6,
+               what="close 4008 of the stalled client")
+    s.close()
+    assert "client closed: send queue full" in node.log
+    assert "client closed: no heartbeat in time" not in node.log
