@@ -3,6 +3,8 @@ the signal route's counting, a PostgreSQL restart under live connections and
 a database that is down."""
 import asyncio
 import json
+import os
+import signal
 import time
 
 import websockets
@@ -142,21 +144,35 @@ def test_database_down_call_times_out_and_connection_stays(gateways, keys, pg):
     assert node.metric('bothy_gateway_closes_total{code="4015"}') == 0
 
 
-def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys):
+def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
+    """The ack's own answer fences: the fan-out worker is paused from the
+    takeover until the ack has been answered, so the gateway.consumer signal
+    (the other route to 4015) cannot reach the first node before its ack."""
     a, b = gateways(2)
     agent = new_id()
+    fanout_pid = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'"
+    # (the worker comes up a moment after the instance, once bothy_test exists)
+    poll_until(lambda: pg.query(fanout_pid), timeout=10, what="the fan-out worker")
+    fanout = pg.query(fanout_pid)[0][0]
+    signals_before = a.metric('bothy_gateway_signals_received_total{kind="gateway.consumer"}')
 
     async def go():
         first, ready = await identify(a.url, keys.agent(agent))
         assert ready["op"] == "ready"
-        second, ready = await identify(b.url, keys.agent(agent))   # takes the stream over
-        assert ready["op"] == "ready"
-        await first.send('{"op":"ack","event":0}')
-        code = await closed_with(first)
+        os.kill(fanout, signal.SIGSTOP)
+        try:
+            second, ready = await identify(b.url, keys.agent(agent))   # takes the stream over
+            assert ready["op"] == "ready"
+            await first.send('{"op":"ack","event":0}')
+            code = await closed_with(first)
+            signals_meanwhile = a.metric('bothy_gateway_signals_received_total{kind="gateway.consumer"}')
+        finally:
+            os.kill(fanout, signal.SIGCONT)
         await second.send('{"op":"ack","event":0}')
         still = await heartbeat(second)
         await second.close()
-        return code, still
-    code, still = run(go())
+        return code, signals_meanwhile, still
+    code, signals_meanwhile, still = run(go())
     assert code == 4015
+    assert signals_meanwhile == signals_before     # the ack fenced it, not the signal
     assert still == {"op": "heartbeat_ack"}
