@@ -33,6 +33,7 @@ static const CounterName counter_names[BOTHY_COUNTER_COUNT] = {
 	[BOTHY_HINTS_SENT] = {"hints_sent", NULL},
 	[BOTHY_PUSHES_QUEUED] = {"pushes_queued", NULL},
 	[BOTHY_PUSHES_CLAIMED] = {"pushes_claimed", NULL},
+	[BOTHY_FANOUT_BATCHES] = {"fanout_batches", NULL},
 	[BOTHY_ERRORS_FANOUT] = {"worker_errors", "fanout"},
 	[BOTHY_ERRORS_MAINTENANCE] = {"worker_errors", "maintenance"},
 };

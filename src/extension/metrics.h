@@ -35,6 +35,7 @@ typedef enum BothyCounter
 	BOTHY_HINTS_SENT,			/* notifications signalled as gateway.hint */
 	BOTHY_PUSHES_QUEUED,		/* notifications put in the push outbox */
 	BOTHY_PUSHES_CLAIMED,		/* push outbox rows claimed by a sender */
+	BOTHY_FANOUT_BATCHES,		/* transactions the fan-out worker committed */
 	BOTHY_ERRORS_FANOUT,		/* a batch the fan-out worker failed to send */
 	BOTHY_ERRORS_MAINTENANCE,	/* a task or an item the maintenance worker failed */
 	BOTHY_COUNTER_COUNT

@@ -41,7 +41,7 @@ int			bothy_signing_key_cache_ttl_ms = 30000;
 int			bothy_consumer_lease_ms = 30000;
 int			bothy_signal_queue_size_kb = 1024;
 int			bothy_fanout_batch_size = 1000;
-int			bothy_fanout_linger_ms = 0;
+int			bothy_fanout_linger_ms = 1;
 
 int64		bothy_debug_uuidv7_frozen_ms = -1;
 static char *debug_uuidv7_frozen_ms_text = NULL;
@@ -200,11 +200,11 @@ bothy_settings_define(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("bothy.fanout_linger",
-							"How long the fan-out worker waits after a wake-up before it sends.",
-							"0 (the default) sends at once: signals committed while a batch is sent "
-							"join the next one anyway. A linger gathers more signals of a slow, "
-							"steady stream into one transaction, at up to this much delivery latency.",
-							&bothy_fanout_linger_ms, 0, 0, 100,
+							"The least time between the starts of two fan-out batches.",
+							"A signal after a quiet spell is sent at once; under a steady stream "
+							"the worker sends what committed within the linger in one transaction "
+							"instead of one per producer commit. 0 sends every batch at once.",
+							&bothy_fanout_linger_ms, 1, 0, 100,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 

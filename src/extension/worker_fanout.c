@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "utils/timestamp.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -165,6 +166,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 			if (!entries[i].drop)
 				Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);
 		CommitTransactionCommand();
+		bothy_count(BOTHY_FANOUT_BATCHES, 1);
 	}
 	PG_CATCH();
 	{
@@ -188,12 +190,35 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 	return n;
 }
 
+/*
+ * Wait out the rest of the linger since the last batch began, to the
+ * microsecond (WaitLatch counts whole milliseconds, too coarse for a linger
+ * of one).  The wait ignores the latch, which producers set at every
+ * commit; a SIGTERM cuts it short and is seen right after the batch.
+ */
+static void
+pace_batch(TimestampTz last_batch)
+{
+	int64		wait_us;
+
+	if (bothy_fanout_linger_ms <= 0 || last_batch == 0)
+		return;
+	wait_us = (int64) bothy_fanout_linger_ms * 1000 - (GetCurrentTimestamp() - last_batch);
+	if (wait_us > 0)
+	{
+		pgstat_report_wait_start(PG_WAIT_EXTENSION);
+		pg_usleep((long) wait_us);
+		pgstat_report_wait_end();
+	}
+}
+
 void
 bothy_fanout_main(Datum arg)
 {
 	MemoryContext batch_context;
 	uint32		bufsize;
 	char	   *buf;
+	TimestampTz last_batch = 0;
 
 	bothy_worker_attach(BOTHY_WORKER_FANOUT, "bothy fan-out");
 
@@ -209,15 +234,23 @@ bothy_fanout_main(Datum arg)
 	for (;;)
 	{
 		/*
-		 * A linger (off by default) gathers a slow, steady stream into fewer
-		 * batches; without it, what commits while a batch is sent forms the
-		 * next one, at no added latency.
+		 * Batches start at least bothy.fanout_linger apart.  A signal after
+		 * a quiet spell goes at once; a steady stream would otherwise wake
+		 * the worker at nearly every producer commit, each wake-up a
+		 * transaction (an XID, a commit record, NOTIFY's lock) for one or
+		 * two signals.  Paced, what commits within the linger shares one.
 		 */
-		if (bothy_fanout_linger_ms > 0)
-			(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 bothy_fanout_linger_ms, PG_WAIT_EXTENSION);
-		while (send_one_batch(buf, bufsize, batch_context) > 0)
+		for (;;)
+		{
+			TimestampTz started;
+
+			pace_batch(last_batch);
+			started = GetCurrentTimestamp();
+			if (send_one_batch(buf, bufsize, batch_context) == 0)
+				break;			/* an empty look does not count as a batch */
+			last_batch = started;
 			CHECK_FOR_INTERRUPTS();
+		}
 		pgstat_report_activity(STATE_IDLE, NULL);
 
 		(void) bothy_worker_wait(FANOUT_IDLE_TIMEOUT_MS);
