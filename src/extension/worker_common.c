@@ -29,6 +29,17 @@ bothy_worker_attach(BothyWorker worker, const char *name)
 	bothy_worker_latch_publish(worker);
 }
 
+void
+bothy_worker_handle_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
 bool
 bothy_worker_wait(long timeout_ms)
 {
@@ -37,11 +48,6 @@ bothy_worker_wait(long timeout_ms)
 	rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 				   timeout_ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
-	CHECK_FOR_INTERRUPTS();
-	if (ConfigReloadPending)
-	{
-		ConfigReloadPending = false;
-		ProcessConfigFile(PGC_SIGHUP);
-	}
+	bothy_worker_handle_interrupts();
 	return (rc & WL_LATCH_SET) != 0;
 }

@@ -17,6 +17,13 @@
 extern void bothy_worker_attach(BothyWorker worker, const char *name);
 
 /*
+ * Handles interrupts (a SIGTERM exits) and a pending reload.  A worker that
+ * stays busy without sleeping calls it between units of work, so that a
+ * reload under steady load is not held off until the load ends.
+ */
+extern void bothy_worker_handle_interrupts(void);
+
+/*
  * Sleeps until woken or timeout_ms passed (or the postmaster died: exit),
  * then handles interrupts and a pending reload.  Returns true when woken.
  */

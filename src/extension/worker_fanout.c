@@ -19,8 +19,8 @@
 #include "commands/async.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "storage/latch.h"
-#include "utils/timestamp.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -193,17 +193,22 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 /*
  * Wait out the rest of the linger since the last batch began, to the
  * microsecond (WaitLatch counts whole milliseconds, too coarse for a linger
- * of one).  The wait ignores the latch, which producers set at every
- * commit; a SIGTERM cuts it short and is seen right after the batch.
+ * of one), on the monotonic clock (a wall clock stepped back would stretch
+ * the wait).  The wait ignores the latch, which producers set at every
+ * commit; a signal (SIGTERM, SIGHUP) cuts it short and is handled before
+ * the next batch is taken.
  */
 static void
-pace_batch(TimestampTz last_batch)
+pace_batch(const instr_time *last_batch)
 {
+	instr_time	since;
 	int64		wait_us;
 
-	if (bothy_fanout_linger_ms <= 0 || last_batch == 0)
+	if (bothy_fanout_linger_ms <= 0 || INSTR_TIME_IS_ZERO(*last_batch))
 		return;
-	wait_us = (int64) bothy_fanout_linger_ms * 1000 - (GetCurrentTimestamp() - last_batch);
+	INSTR_TIME_SET_CURRENT(since);
+	INSTR_TIME_SUBTRACT(since, *last_batch);
+	wait_us = (int64) bothy_fanout_linger_ms * 1000 - (int64) INSTR_TIME_GET_MICROSEC(since);
 	if (wait_us > 0)
 	{
 		pgstat_report_wait_start(PG_WAIT_EXTENSION);
@@ -218,9 +223,10 @@ bothy_fanout_main(Datum arg)
 	MemoryContext batch_context;
 	uint32		bufsize;
 	char	   *buf;
-	TimestampTz last_batch = 0;
+	instr_time	last_batch;
 
 	bothy_worker_attach(BOTHY_WORKER_FANOUT, "bothy fan-out");
+	INSTR_TIME_SET_ZERO(last_batch);
 
 	/* at most once anyway: do not wait for the disk at every batch */
 	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
@@ -242,14 +248,20 @@ bothy_fanout_main(Datum arg)
 		 */
 		for (;;)
 		{
-			TimestampTz started;
+			instr_time	started;
 
-			pace_batch(last_batch);
-			started = GetCurrentTimestamp();
+			pace_batch(&last_batch);
+
+			/*
+			 * Before a batch is taken from the queue (a SIGTERM then leaves
+			 * it there for the fallback or the next worker), and here, since
+			 * a steady stream never lets the loop reach the idle wait.
+			 */
+			bothy_worker_handle_interrupts();
+			INSTR_TIME_SET_CURRENT(started);
 			if (send_one_batch(buf, bufsize, batch_context) == 0)
 				break;			/* an empty look does not count as a batch */
 			last_batch = started;
-			CHECK_FOR_INTERRUPTS();
 		}
 		pgstat_report_activity(STATE_IDLE, NULL);
 

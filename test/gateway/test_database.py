@@ -150,22 +150,31 @@ def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
     (the other route to 4015) cannot reach the first node before its ack."""
     a, b = gateways(2)
     agent = new_id()
+    consumer_signals = 'bothy_gateway_signals_received_total{kind="gateway.consumer"}'
     fanout_pid = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'"
     # (the worker comes up a moment after the instance, once bothy_test exists)
     poll_until(lambda: pg.query(fanout_pid), timeout=10, what="the fan-out worker")
     fanout = pg.query(fanout_pid)[0][0]
-    signals_before = a.metric('bothy_gateway_signals_received_total{kind="gateway.consumer"}')
+    b_before = b.metric(consumer_signals)
 
     async def go():
         first, ready = await identify(a.url, keys.agent(agent))
         assert ready["op"] == "ready"
+        # the first take's own signal is sent (node b heard it) and the worker
+        # is back in its wait: stopped there, it holds no lock a commit needs
+        poll_until(lambda: b.metric(consumer_signals) == b_before + 1, timeout=5,
+                   what="the first take's signal on node b")
+        poll_until(lambda: pg.query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                                    fanout)[0][0] == "Extension",
+                   timeout=5, what="the fan-out worker waiting")
+        a_before = a.metric(consumer_signals)
         os.kill(fanout, signal.SIGSTOP)
         try:
             second, ready = await identify(b.url, keys.agent(agent))   # takes the stream over
             assert ready["op"] == "ready"
             await first.send('{"op":"ack","event":0}')
             code = await closed_with(first)
-            signals_meanwhile = a.metric('bothy_gateway_signals_received_total{kind="gateway.consumer"}')
+            signals_meanwhile = a.metric(consumer_signals) - a_before
         finally:
             os.kill(fanout, signal.SIGCONT)
         await second.send('{"op":"ack","event":0}')
@@ -174,5 +183,5 @@ def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
         return code, signals_meanwhile, still
     code, signals_meanwhile, still = run(go())
     assert code == 4015
-    assert signals_meanwhile == signals_before     # the ack fenced it, not the signal
+    assert signals_meanwhile == 0              # the ack fenced it, not the signal
     assert still == {"op": "heartbeat_ack"}
