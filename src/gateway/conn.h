@@ -89,6 +89,7 @@ typedef struct gw_conn
 	char	   *rx;				/* reassembly (HTTP: the response) */
 	size_t		rx_len;
 	struct gw_rest *rest;		/* HTTP: a REST call waiting for its answer (rest.c) */
+	bool		body_owed;		/* HTTP: headers sent, the body not yet (http.c) */
 } gw_conn;
 
 /* The gateway protocol's callback (protocols[0] in server.c, also HTTP). */

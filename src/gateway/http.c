@@ -40,8 +40,38 @@ gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
 									 (const unsigned char *) "no-store", 8, &p, end) ||
 		lws_finalize_write_http_header(wsi, start, &p, end))
 		return 1;
-	lws_callback_on_writable(wsi);
+	gw_http_owe_body(wsi, c);
 	return 0;
+}
+
+static int	bodies_owed;
+
+void
+gw_http_owe_body(struct lws *wsi, gw_conn *c)
+{
+	c->body_owed = true;
+	bodies_owed++;
+	lws_callback_on_writable(wsi);
+}
+
+int
+gw_http_bodies_owed(void)
+{
+	return bodies_owed;
+}
+
+/* The body is written, or its connection is gone. */
+static void
+body_settled(gw_conn *c)
+{
+	if (c->body_owed)
+	{
+		c->body_owed = false;
+		bodies_owed--;
+	}
+	free(c->rx);
+	c->rx = NULL;
+	c->rx_len = 0;
 }
 
 int
@@ -94,9 +124,7 @@ gw_http_writeable(struct lws *wsi, gw_conn *c)
 	if (c->rx == NULL)
 		return -1;
 	n = lws_write(wsi, (unsigned char *) c->rx + LWS_PRE, c->rx_len, LWS_WRITE_HTTP_FINAL);
-	free(c->rx);
-	c->rx = NULL;
-	c->rx_len = 0;
+	body_settled(c);
 	if (n < 0)
 		return -1;
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -108,7 +136,6 @@ gw_http_closed(gw_conn *c)
 	if (c != NULL)
 	{
 		gw_rest_closed(c);
-		free(c->rx);
-		c->rx = NULL;
+		body_settled(c);
 	}
 }

@@ -21,6 +21,18 @@ int			gw_http_request(struct lws *wsi, gw_conn *c, const char *uri);
 int			gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
 							const char *body, size_t len);
 
+/*
+ * After the headers of an answer whose body is in c->rx: the body goes at
+ * the next HTTP_WRITEABLE, and until then the answer counts as owed.
+ */
+void		gw_http_owe_body(struct lws *wsi, gw_conn *c);
+
+/*
+ * Answers whose headers are sent and whose body is not: a stop waits for
+ * them, or its client would read a cut response.
+ */
+int			gw_http_bodies_owed(void);
+
 /* LWS_CALLBACK_HTTP_WRITEABLE: the body (or a REST answer's headers first). */
 int			gw_http_writeable(struct lws *wsi, gw_conn *c);
 

@@ -55,7 +55,12 @@ void		gw_rest_reconcile(void);
  */
 void		gw_rest_stop(void);
 
-/* Calls not answered yet (their database calls run): the stop waits for them. */
+/*
+ * Calls whose answer has not gone out yet: not answered (their database
+ * calls run), or answered and waiting for the writeable that sends the
+ * headers.  The stop waits for them; the body after the headers is
+ * counted by gw_http_bodies_owed().
+ */
 int			gw_rest_pending(void);
 
 /*

@@ -20,6 +20,7 @@
 
 #include "autocomplete.h"
 #include "conn.h"
+#include "http.h"
 #include "log.h"
 #include "node.h"
 #include "pgconn.h"
@@ -283,8 +284,13 @@ stop_wait_clients(lws_sorted_usec_list_t *sul)
 	const char *params[1] = {gw.id_text};
 
 	(void) sul;
-	/* node_stop deletes the rows: no flush may write them again after it */
-	if (gw.hub.all.count > 0 || !gw_presence_stop() || gw_rest_pending() > 0)
+	/*
+	 * node_stop deletes the rows: no flush may write them again after it.
+	 * An answered REST call still owes its body until written: leaving
+	 * earlier would cut it (its client reads a short response).
+	 */
+	if (gw.hub.all.count > 0 || !gw_presence_stop() || gw_rest_pending() > 0 ||
+		gw_http_bodies_owed() > 0)
 	{
 		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
 						 (lws_usec_t) STOP_POLL_MS * LWS_US_PER_MS);

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "http.h"
 #include "metrics.h"
 #include "node.h"
 #include "signal.h"
@@ -141,7 +142,7 @@ reply(struct lws *wsi, gw_conn *c, unsigned status, const web_type *t)
 		return 1;
 	if (lws_finalize_write_http_header(wsi, start, &p, end))
 		return 1;
-	lws_callback_on_writable(wsi);
+	gw_http_owe_body(wsi, c);
 	return 0;
 }
 

@@ -51,6 +51,27 @@ def test_a_stop_while_a_poll_takes_the_stream_answers_it_and_exits_cleanly(gatew
     assert node.proc.wait(10) == 0
 
 
+def test_a_stop_writes_the_whole_answer_of_every_poll_it_ends(gateways, keys, pg):
+    """A stop answers a waiting poll: its headers go at one writeable and its
+    body at the next, while the stop's own node_stop call runs.  The stop
+    waits for the body (a client once read the headers and then nothing).
+    The race is timing's: some stops, each with a poll waiting."""
+    w = World(pg)
+    for _ in range(12):
+        node = gateways(1)
+        agent = w.agent()
+
+        async def go():
+            waiting = rest_started(node, PATH + "?wait_ms=20000", keys.agent(agent), timeout=30)
+            poll_until(lambda: w.holder(agent)[1] == "poll", timeout=5, what="the poll holding the stream")
+            node.proc.send_signal(signal.SIGTERM)
+            return await waiting
+        status, body, took = run(go())     # a cut body raises IncompleteRead here
+        assert (status, body["events"]) == (200, [])
+        assert took < 5.0
+        assert node.proc.wait(10) == 0
+
+
 def test_an_ack_the_database_refuses_leaves_the_stream_working(gateways, keys, pg):
     node = gateways(1)      # bothy.consumer_lease = 3s: a renewal every second
     w = World(pg)
