@@ -23,8 +23,8 @@ import time
 import pytest
 
 ROOT = os.environ.get("BOTHY_ROOT", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
-RUN_ID = next(line.split("=", 1)[1].strip() for line in open(os.path.join(ROOT, "demo", "ids"))
-              if line.startswith("DEMO_RUN="))
+with open(os.path.join(ROOT, "demo", "ids")) as ids:
+    RUN_ID = next(line.split("=", 1)[1].strip() for line in ids if line.startswith("DEMO_RUN="))
 START_TIMEOUT_S = 180       # the packages are there and the build is current: the cluster's start
 STOP_TIMEOUT_S = 90
 
