@@ -69,6 +69,15 @@ gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult *res)
 		gw_rest_answer_error(r, 503, "unavailable");
 }
 
+bool
+gw_rest_submit(gw_rest *r, const char *sql, int nparams, const char *const *params, gw_db_cb done)
+{
+	r->call = gw_db_submit(gw.db, sql, nparams, params, done, r);
+	if (r->call == NULL)
+		gw_rest_answer_error(r, 503, "unavailable");
+	return r->call != NULL;
+}
+
 lws_dll2_owner_t gw_rest_calls;
 
 /* A call's end: out of the list, its answer's body and itself freed. */

@@ -103,6 +103,13 @@ void		gw_rest_answer_error(gw_rest *r, unsigned status, const char *code);
 /* A database call failed: 400 for the caller's bad argument, else 503. */
 void		gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult *res);
 
+/*
+ * The call's query, done(r, ...) at its end; a query that cannot even be
+ * sent (the queue full, no memory) is answered 503 at once.  False then.
+ */
+bool		gw_rest_submit(gw_rest *r, const char *sql, int nparams,
+						   const char *const *params, gw_db_cb done);
+
 /* Every call from its request until it is freed (rest.c). */
 extern lws_dll2_owner_t gw_rest_calls;
 

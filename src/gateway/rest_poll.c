@@ -179,9 +179,7 @@ check_holder(gw_rest *r)
 	r->recheck = false;
 	bothy_uuid_format(&r->principal, agent);
 	bothy_uuid_format(&r->session, holder);
-	r->call = gw_db_submit(gw.db, sql_still_holds, 2, params, holder_checked, r);
-	if (r->call == NULL)
-		gw_rest_answer_error(r, 503, "unavailable");
+	(void) gw_rest_submit(r, sql_still_holds, 2, params, holder_checked);
 }
 
 static void
@@ -255,10 +253,7 @@ gw_rest_agent_events(gw_rest *r)
 		snprintf(after, sizeof(after), "%lld", (long long) r->after);
 		params[4] = after;
 	}
-	r->call = gw_db_submit(gw.db, sql_take, 5, params, taken, r);
-	if (r->call == NULL)
-		gw_rest_answer_error(r, 503, "unavailable");
-	else
+	if (gw_rest_submit(r, sql_take, 5, params, taken))
 		r->taking = true;
 }
 

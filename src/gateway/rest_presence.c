@@ -32,6 +32,26 @@ answer_object(gw_rest *r, const char *key, json_t *value)
 	gw_rest_answer(r, 200, &body);
 }
 
+/*
+ * The query with the UUIDs the call asked for (r->ids) as its uuid[]
+ * parameter ids_at; 503 when it cannot be sent.
+ */
+static void
+submit_with_ids(gw_rest *r, const char *sql, int nparams, const char **params, int ids_at,
+				gw_db_cb done)
+{
+	char	   *list = gw_uuid_array_literal(r->ids, r->nids);
+
+	if (list == NULL)
+	{
+		gw_rest_answer_error(r, 503, "unavailable");
+		return;
+	}
+	params[ids_at] = list;
+	(void) gw_rest_submit(r, sql, nparams, params, done);
+	free(list);
+}
+
 /* --- GET /v1/agents/presence --------------------------------------------- */
 
 static const char sql_agent_status[] =
@@ -119,17 +139,11 @@ gw_rest_agents_presence(gw_rest *r)
 {
 	static const arg_spec specs[] = {{"agent", ARG_UUIDS, 0, 0, true}};
 	arg_values	v;
-	char	   *list;
 	const char *params[1];
 
 	if (!gw_rest_admit(r, GW_REST_AGENTS_PRESENCE, BOTHY_TOKEN_PERSON_DEVICE, specs, 1, &v))
 		return;
-	list = gw_uuid_array_literal(r->ids, r->nids);
-	params[0] = list;
-	r->call = list != NULL ? gw_db_submit(gw.db, sql_agent_status, 1, params, status_read, r) : NULL;
-	free(list);
-	if (r->call == NULL)
-		gw_rest_answer_error(r, 503, "unavailable");
+	submit_with_ids(r, sql_agent_status, 1, params, 0, status_read);
 }
 
 /* --- GET /v1/presence ---------------------------------------------------- */
@@ -179,18 +193,12 @@ gw_rest_presence(gw_rest *r)
 	arg_values	v;
 	char		thread[BOTHY_UUID_STRLEN + 1],
 				caller[BOTHY_UUID_STRLEN + 1];
-	char	   *list;
 	const char *params[3] = {thread, NULL, caller};
 
 	if (!gw_rest_admit(r, GW_REST_PRESENCE, BOTHY_TOKEN_PERSON_DEVICE, specs, 2, &v))
 		return;
 	bothy_uuid_format(&v.uuid[0], thread);
 	bothy_uuid_format(&r->principal, caller);
-	list = gw_uuid_array_literal(r->ids, r->nids);
-	params[1] = list;
-	r->call = list != NULL ? gw_db_submit(gw.db, sql_presence, 3, params, presence_read, r) : NULL;
-	free(list);
-	if (r->call == NULL)
-		gw_rest_answer_error(r, 503, "unavailable");
+	submit_with_ids(r, sql_presence, 3, params, 1, presence_read);
 }
 
