@@ -136,13 +136,17 @@ def psql(copy, ports, sql):
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
+def run_version(copy, ports):
+    return int(psql(copy, ports, "SELECT version FROM bothy.runs WHERE run = '%s'" % RUN_ID))
+
+
 def data_facts(copy, ports):
     """What a second start must find as the first left it."""
     return {
         "system_identifier": psql(copy, ports, "SELECT system_identifier FROM pg_control_system()"),
         "runs": psql(copy, ports, "SELECT count(*) FROM bothy.runs"),
         "members": psql(copy, ports, "SELECT count(*) FROM bothy.memberships"),
-        "run_version": int(psql(copy, ports, "SELECT version FROM bothy.runs WHERE run = '%s'" % RUN_ID)),
+        "run_version": run_version(copy, ports),
     }
 
 
@@ -163,7 +167,7 @@ def assert_serving(ports, link):
 def run_version_moves(copy, ports, above):
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:      # the driver stores a version every second
-        if data_facts(copy, ports)["run_version"] > above:
+        if run_version(copy, ports) > above:
             return True
         time.sleep(0.5)
     return False
