@@ -49,6 +49,8 @@ def checkout():
                             stdout=subprocess.PIPE)
     subprocess.run(["tar", "-C", copy, "-xpf", "-"], stdin=pack.stdout, check=True)
     assert pack.wait() == 0
+    # tar gave the copy the checkout's own mode, 0700 in a mktemp clone
+    os.chmod(copy, 0o755)
     ports = {name: str(free_port()) for name in
              ("BOTHY_DEMO_PGPORT", "BOTHY_DEMO_EDGE_PORT", "BOTHY_DEMO_NODE_A_PORT", "BOTHY_DEMO_NODE_B_PORT")}
     yield copy, ports
