@@ -18,6 +18,7 @@
 #include "config.h"
 #include "token.h"
 #include "wsclient.h"
+#include "wsframe.h"
 
 int
 ws_connect(int port, long source)
@@ -160,23 +161,15 @@ long
 ws_frame_parse(const uint8_t *b, size_t len, size_t max, int *opcode, size_t *off,
 			   size_t *plen)
 {
-	size_t		p;
-	size_t		o = 2;
+	size_t		o = 0;
+	size_t		p = 0;
+	int			r;
 
-	if (len < 2)
-		return 0;
-	if ((b[0] & 0x80) == 0 || (b[1] & 0x80) != 0)
-		return -1;
-	p = b[1] & 0x7f;
-	if (p == 126)
-	{
-		if (len < 4)
-			return 0;
-		p = (size_t) b[2] << 8 | b[3];
-		o = 4;
-	}
-	else if (p == 127)
-		return -1;
+	if (len >= 2 && ((b[0] & 0x80) == 0 || (b[1] & 0x80) != 0))
+		return -1;				/* fragmented, or masked */
+	r = ws_frame_lengths(b, len, &o, &p);
+	if (r <= 0)
+		return r;
 	if (o + p > max)
 		return -1;
 	if (len < o + p)

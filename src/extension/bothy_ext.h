@@ -16,10 +16,10 @@
 extern void bothy_uuidv7_generate(bothy_uuid *out);
 
 /*
- * Stage an encoded, validated signal to be sent on the channel if and when
- * the current (sub)transaction commits.
+ * Stage an encoded, validated signal (payload, the encoding of sig) to be
+ * sent on the channel if and when the current (sub)transaction commits.
  */
-extern void bothy_stage_signal(const char *payload, bothy_kind kind);
+extern void bothy_stage_signal(const char *payload, const bothy_signal *sig);
 extern void bothy_stage_register_callbacks(void);
 
 /* Wake the maintenance worker at the commit of the current transaction. */

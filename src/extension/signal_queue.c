@@ -11,6 +11,25 @@
 #include "shmem.h"
 #include "signal_queue.h"
 
+void
+bothy_queue_tag_of(const bothy_signal *sig, BothyQueueTag *tag)
+{
+	memset(tag, 0, sizeof(*tag));	/* the padding too: the bytes are copied */
+	tag->kind = (uint8) sig->kind;
+	if (sig->kind == BOTHY_KIND_GATEWAY_RUN)
+	{
+		tag->has_subject = true;
+		tag->subject = sig->run;
+		tag->rank = sig->version;
+	}
+	else if (sig->kind == BOTHY_KIND_GATEWAY_AGENT_EVENT)
+	{
+		tag->has_subject = true;
+		tag->subject = sig->agent;
+		tag->rank = sig->event;
+	}
+}
+
 static void
 ring_copy_in(uint64 pos, const void *src, uint32 len)
 {
@@ -59,7 +78,8 @@ bothy_queue_release(uint32 bytes)
 }
 
 void
-bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths, int count, uint32 bytes)
+bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
+						   const BothyQueueTag *tags, int count, uint32 bytes)
 {
 	uint64		pos;
 
@@ -69,7 +89,8 @@ bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths, i
 	for (int i = 0; i < count; i++)
 	{
 		ring_copy_in(pos, &lengths[i], sizeof(uint16));
-		ring_copy_in(pos + sizeof(uint16), payloads[i], lengths[i]);
+		ring_copy_in(pos + sizeof(uint16), &tags[i], sizeof(BothyQueueTag));
+		ring_copy_in(pos + sizeof(uint16) + sizeof(BothyQueueTag), payloads[i], lengths[i]);
 		pos += BOTHY_QUEUE_ENTRY_BYTES(lengths[i]);
 	}
 	Assert(pos - bothy_shared->queue_head == bytes);

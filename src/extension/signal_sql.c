@@ -132,7 +132,7 @@ bothy_publish(PG_FUNCTION_ARGS)
 
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
-	bothy_stage_signal(encoded, sig.kind);
+	bothy_stage_signal(encoded, &sig);
 	PG_RETURN_VOID();
 }
 

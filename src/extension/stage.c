@@ -30,7 +30,7 @@
 typedef struct StagedSignal
 {
 	int			nest_level;		/* subtransaction level that staged it */
-	bothy_kind	kind;
+	BothyQueueTag tag;			/* its kind, and what the worker coalesces by */
 	uint16		len;
 	char		payload[FLEXIBLE_ARRAY_MEMBER];	/* NUL-terminated */
 } StagedSignal;
@@ -70,8 +70,8 @@ fall_back_to_notify(void)
 		StagedSignal *s = lfirst(lc);
 
 		Async_Notify(BOTHY_SIGNAL_CHANNEL, s->payload);
-		bothy_count_signal(BOTHY_SIGNALS_FALLBACK, s->kind, 1);
-		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->kind, 1);
+		bothy_count_signal(BOTHY_SIGNALS_FALLBACK, s->tag.kind, 1);
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->tag.kind, 1);
 	}
 	staged = NIL;
 }
@@ -82,6 +82,7 @@ write_reserved(void)
 	int			n = list_length(staged);
 	const char **payloads = palloc(sizeof(char *) * n);
 	uint16	   *lengths = palloc(sizeof(uint16) * n);
+	BothyQueueTag *tags = palloc(sizeof(BothyQueueTag) * n);
 	int			i = 0;
 	ListCell   *lc;
 
@@ -91,10 +92,11 @@ write_reserved(void)
 
 		payloads[i] = s->payload;
 		lengths[i] = s->len;
-		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->kind, 1);
+		tags[i] = s->tag;
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->tag.kind, 1);
 		i++;
 	}
-	bothy_queue_write_reserved(payloads, lengths, n, reserved_bytes);
+	bothy_queue_write_reserved(payloads, lengths, tags, n, reserved_bytes);
 	reserved_bytes = 0;
 	bothy_wake_worker(BOTHY_WORKER_FANOUT);
 }
@@ -183,7 +185,7 @@ bothy_stage_register_callbacks(void)
 }
 
 void
-bothy_stage_signal(const char *payload, bothy_kind kind)
+bothy_stage_signal(const char *payload, const bothy_signal *sig)
 {
 	size_t		len = strlen(payload);
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
@@ -192,7 +194,7 @@ bothy_stage_signal(const char *payload, bothy_kind kind)
 	Assert(len <= BOTHY_SIGNAL_MAX_BYTES);
 	s = palloc(offsetof(StagedSignal, payload) + len + 1);
 	s->nest_level = GetCurrentTransactionNestLevel();
-	s->kind = kind;
+	bothy_queue_tag_of(sig, &s->tag);
 	s->len = (uint16) len;
 	memcpy(s->payload, payload, len + 1);
 	staged = lappend(staged, s);

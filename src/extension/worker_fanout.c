@@ -39,7 +39,7 @@ typedef struct BatchEntry
 {
 	const char *payload;		/* NUL-terminated copy in the batch context */
 	uint16		len;
-	bothy_signal sig;
+	BothyQueueTag tag;			/* kind, subject and rank, as the producer decoded them */
 	bool		drop;			/* coalesced away */
 	int			order;			/* position in the batch */
 } BatchEntry;
@@ -58,43 +58,25 @@ compare_payload(const void *a, const void *b)
 }
 
 /*
- * The signals a newer one of the same subject makes redundant: a run's
- * updates (rank: version) and an agent's appended events (rank: event).
+ * The signals a newer one of the same subject makes redundant (a run's
+ * updates, an agent's appended events: bothy_queue_tag_of), sorted by kind,
+ * then by subject, highest rank first.
  */
-static bool
-has_subject(const bothy_signal *sig)
-{
-	return sig->kind == BOTHY_KIND_GATEWAY_RUN || sig->kind == BOTHY_KIND_GATEWAY_AGENT_EVENT;
-}
-
-static const bothy_uuid *
-subject_of(const bothy_signal *sig)
-{
-	return sig->kind == BOTHY_KIND_GATEWAY_RUN ? &sig->run : &sig->agent;
-}
-
-static int64
-rank_of(const bothy_signal *sig)
-{
-	return sig->kind == BOTHY_KIND_GATEWAY_RUN ? sig->version : sig->event;
-}
-
-/* by kind, then by subject, highest rank first */
 static int
 compare_subject(const void *a, const void *b)
 {
-	const BatchEntry *x = *(const BatchEntry *const *) a;
-	const BatchEntry *y = *(const BatchEntry *const *) b;
+	const BothyQueueTag *x = &(*(const BatchEntry *const *) a)->tag;
+	const BothyQueueTag *y = &(*(const BatchEntry *const *) b)->tag;
 	int			c;
 
-	if (x->sig.kind != y->sig.kind)
-		return x->sig.kind < y->sig.kind ? -1 : 1;
-	c = bothy_uuid_compare(subject_of(&x->sig), subject_of(&y->sig));
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	c = bothy_uuid_compare(&x->subject, &y->subject);
 	if (c != 0)
 		return c;
-	if (rank_of(&x->sig) != rank_of(&y->sig))
-		return rank_of(&x->sig) > rank_of(&y->sig) ? -1 : 1;
-	return x->order - y->order;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return (*(const BatchEntry *const *) a)->order - (*(const BatchEntry *const *) b)->order;
 }
 
 /* Marks the entries a newer or identical one in the batch makes redundant. */
@@ -114,12 +96,12 @@ coalesce(BatchEntry *entries, int n)
 			sorted[i]->drop = true;
 
 	for (int i = 0; i < n; i++)
-		if (!entries[i].drop && has_subject(&entries[i].sig))
+		if (!entries[i].drop && entries[i].tag.has_subject)
 			sorted[subjects++] = &entries[i];
 	qsort(sorted, subjects, sizeof(BatchEntry *), compare_subject);
 	for (int i = 1; i < subjects; i++)
-		if (sorted[i - 1]->sig.kind == sorted[i]->sig.kind &&
-			bothy_uuid_compare(subject_of(&sorted[i - 1]->sig), subject_of(&sorted[i]->sig)) == 0)
+		if (sorted[i - 1]->tag.kind == sorted[i]->tag.kind &&
+			bothy_uuid_compare(&sorted[i - 1]->tag.subject, &sorted[i]->tag.subject) == 0)
 			sorted[i]->drop = true;
 	pfree(sorted);
 }
@@ -146,16 +128,14 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		char	   *copy;
 
 		memcpy(&len, buf + pos, sizeof(uint16));
+		memcpy(&entries[i].tag, buf + pos + sizeof(uint16), sizeof(BothyQueueTag));
 		copy = palloc(len + 1);
-		memcpy(copy, buf + pos + sizeof(uint16), len);
+		memcpy(copy, buf + pos + sizeof(uint16) + sizeof(BothyQueueTag), len);
 		copy[len] = '\0';
 		pos += BOTHY_QUEUE_ENTRY_BYTES(len);
 		entries[i].payload = copy;
 		entries[i].len = len;
 		entries[i].order = i;
-		/* every queued payload was encoded by the codec; decoding names its kind */
-		if (bothy_signal_decode(copy, len, &entries[i].sig, NULL) != BOTHY_DECODE_OK)
-			elog(ERROR, "a queued signal does not decode");
 	}
 	coalesce(entries, n);
 
@@ -184,7 +164,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 	for (int i = 0; i < n; i++)
 		bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED :
 						   sent ? BOTHY_SIGNALS_SENT : BOTHY_SIGNALS_LOST,
-						   entries[i].sig.kind, 1);
+						   entries[i].tag.kind, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(batch_context);
 	return n;

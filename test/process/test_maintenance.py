@@ -252,6 +252,7 @@ def test_signal_counters_move_per_kind(fast, listener_of):
     received += signals_until(listener, lambda s: s.get("agent") == agent)
     events = [(s["agent"], s["event"]) for s in received if s["kind"] == "gateway.agent_event"]
     assert sorted(events) == sorted([(agent, 2), (other, 1)])
+    assert [s["version"] for s in received if s.get("run") == run] == [2]   # the newer version only
     assert metric(fast, "signals_staged", kind) == staged + 3
     poll_until(lambda: metric(fast, "signals_sent", kind) == sent + 1, timeout=5, what="the sent counter")
     assert metric(fast, "signals_coalesced", "gateway.run") == coalesced + 1

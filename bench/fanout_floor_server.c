@@ -1,0 +1,459 @@
+/*
+ * fanout_floor_server.c
+ *		The floor of bench/gateway_fanout_multi: a WebSocket server that does
+ *		nothing but what a node cannot avoid when one event reaches all its
+ *		subscribers, so that the same deliveries through the same edge can be
+ *		timed without a gateway, a database or a signal in the way.
+ *
+ * One thread, one epoll set.  It answers the upgrade (RFC 6455, with the
+ * Sec-WebSocket-Accept a real server sends), takes the client's first frame
+ * (the identify) and answers {"op":"ready","node":NODE}, which is all the
+ * bench client needs to count the connection as a subscriber of this node.
+ * Each line read from the command FIFO is one event: its text goes, as one
+ * prepared unmasked text frame, to every ready connection in one pass (a
+ * write that the socket does not take whole waits for EPOLLOUT).  Whatever
+ * a ready connection sends is read and dropped; a connection that ends is
+ * closed.  The driver writes the same line, the same run document a node
+ * would send with its sent_ns, to both floor servers at once.
+ *
+ *   fanout_floor_server --port P --node UUID --commands FIFO
+ *
+ * Runs until SIGTERM or SIGINT.
+ */
+#define _GNU_SOURCE				/* accept4, memmem */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "wsframe.h"
+
+#define PROG "fanout_floor_server"
+#define RX_MAX 4096				/* an upgrade request or an identify frame */
+#define LINE_MAX_BYTES 4096		/* one event */
+#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+#define LISTEN_ID UINT64_MAX
+#define FIFO_ID (UINT64_MAX - 1)
+
+typedef enum conn_state
+{
+	FS_UPGRADE = 0,				/* reading the upgrade request */
+	FS_IDENTIFY,				/* waiting for the first frame */
+	FS_READY
+} conn_state;
+
+typedef struct conn
+{
+	int			fd;
+	conn_state	state;
+	size_t		ready_at;		/* FS_READY: its index in ready[] */
+	size_t		rx_len;
+	char		rx[RX_MAX];
+	uint8_t    *tx;				/* what a write did not take, or NULL */
+	size_t		tx_len;
+} conn;
+
+static int	ep;
+static const char *node_id;
+static conn **ready;			/* the ready connections, for the one pass */
+static size_t nready;
+static size_t ready_cap;
+static volatile sig_atomic_t stopping;
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", PROG, what, strerror(errno));
+	exit(1);
+}
+
+static void
+on_stop(int sig)
+{
+	(void) sig;
+	stopping = 1;
+}
+
+static void
+end_conn(conn *c)
+{
+	if (c->state == FS_READY)
+	{
+		ready[c->ready_at] = ready[--nready];
+		ready[c->ready_at]->ready_at = c->ready_at;
+	}
+	close(c->fd);
+	free(c->tx);
+	free(c);
+}
+
+/* Writes buf whole, or keeps the rest for EPOLLOUT; false: the peer is gone. */
+static bool
+send_or_keep(conn *c, const uint8_t *buf, size_t len)
+{
+	ssize_t		n = 0;
+
+	if (c->tx == NULL)
+	{
+		n = send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return false;
+		if (n < 0)
+			n = 0;
+		if ((size_t) n == len)
+			return true;
+	}
+	{
+		uint8_t    *tx = realloc(c->tx, c->tx_len + len - (size_t) n);
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+
+		if (tx == NULL)
+			die("out of memory");
+		memcpy(tx + c->tx_len, buf + n, len - (size_t) n);
+		c->tx = tx;
+		c->tx_len += len - (size_t) n;
+		return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
+	}
+}
+
+static bool
+flush_kept(conn *c)
+{
+	ssize_t		n = send(c->fd, c->tx, c->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK;
+	memmove(c->tx, c->tx + n, c->tx_len - (size_t) n);
+	c->tx_len -= (size_t) n;
+	if (c->tx_len > 0)
+		return true;
+	free(c->tx);
+	c->tx = NULL;
+	return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
+}
+
+/* An unmasked text frame header for len bytes into h; its length. */
+static size_t
+frame_header(uint8_t *h, size_t len)
+{
+	h[0] = 0x81;
+	if (len < 126)
+	{
+		h[1] = (uint8_t) len;
+		return 2;
+	}
+	h[1] = 126;
+	h[2] = (uint8_t) (len >> 8);
+	h[3] = (uint8_t) len;
+	return 4;
+}
+
+static bool
+send_text(conn *c, const char *text, size_t len)
+{
+	uint8_t		f[4 + LINE_MAX_BYTES];
+	size_t		h = frame_header(f, len);
+
+	memcpy(f + h, text, len);
+	return send_or_keep(c, f, h + len);
+}
+
+/* The upgrade request is whole in c->rx: answer 101, or false to refuse. */
+static bool
+answer_upgrade(conn *c, size_t head_len)
+{
+	static const char name[] = "\r\nSec-WebSocket-Key:";
+	const char *k = NULL;
+	size_t		klen = 0;
+	char		keyed[128];
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned	dlen = 0;
+	unsigned char accept[64];
+	char		answer[256];
+	int			n;
+
+	for (const char *p = c->rx; p + sizeof(name) - 1 < c->rx + head_len; p++)
+		if (strncasecmp(p, name, sizeof(name) - 1) == 0)
+		{
+			k = p + sizeof(name) - 1;
+			break;
+		}
+	if (k == NULL)
+		return false;
+	while (*k == ' ')
+		k++;
+	while (k + klen < c->rx + head_len && k[klen] != '\r' && k[klen] != ' ')
+		klen++;
+	n = snprintf(keyed, sizeof(keyed), "%.*s%s", (int) klen, k, WS_GUID);
+	if (klen == 0 || n <= 0 || (size_t) n >= sizeof(keyed) ||
+		EVP_Digest(keyed, (size_t) n, digest, &dlen, EVP_sha1(), NULL) != 1)
+		return false;
+	EVP_EncodeBlock(accept, digest, (int) dlen);
+	n = snprintf(answer, sizeof(answer),
+				 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept);
+	return n > 0 && (size_t) n < sizeof(answer) && send_or_keep(c, (uint8_t *) answer, (size_t) n);
+}
+
+/*
+ * The size of the first whole client frame in b[0..len): 0 when more bytes
+ * are needed, -1 for a frame no client of the bench sends.
+ */
+static long
+client_frame_size(const uint8_t *b, size_t len)
+{
+	size_t		off = 0;
+	size_t		plen = 0;
+	int			r = ws_frame_lengths(b, len, &off, &plen);
+
+	if (r <= 0)
+		return r;
+	return len < off + plen ? 0 : (long) (off + plen);
+}
+
+static bool
+become_ready(conn *c)
+{
+	char		msg[128];
+	int			n = snprintf(msg, sizeof(msg), "{\"op\":\"ready\",\"node\":\"%s\"}", node_id);
+
+	if (nready == ready_cap)
+	{
+		conn	  **r = realloc(ready, (ready_cap ? 2 * ready_cap : 1024) * sizeof(*r));
+
+		if (r == NULL)
+			die("out of memory");
+		ready = r;
+		ready_cap = ready_cap ? 2 * ready_cap : 1024;
+	}
+	c->state = FS_READY;
+	c->ready_at = nready;
+	ready[nready++] = c;
+	return send_text(c, msg, (size_t) n);
+}
+
+/* Reads what came; false when the connection is over. */
+static bool
+readable(conn *c)
+{
+	for (;;)
+	{
+		ssize_t		n = recv(c->fd, c->rx + c->rx_len, RX_MAX - c->rx_len, 0);
+
+		if (n == 0)
+			return false;
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK;
+		c->rx_len += (size_t) n;
+		if (c->state == FS_UPGRADE)
+		{
+			char	   *end = memmem(c->rx, c->rx_len, "\r\n\r\n", 4);
+
+			if (end == NULL)
+			{
+				if (c->rx_len == RX_MAX)
+					return false;
+				continue;
+			}
+			if (!answer_upgrade(c, (size_t) (end + 4 - c->rx)))
+				return false;
+			c->rx_len -= (size_t) (end + 4 - c->rx);
+			memmove(c->rx, end + 4, c->rx_len);
+			c->state = FS_IDENTIFY;
+		}
+		if (c->state == FS_IDENTIFY)
+		{
+			long		f = client_frame_size((uint8_t *) c->rx, c->rx_len);
+
+			if (f < 0)
+				return false;
+			if (f == 0)
+			{
+				if (c->rx_len == RX_MAX)
+					return false;
+				continue;
+			}
+			if (!become_ready(c))
+				return false;
+		}
+		c->rx_len = 0;			/* FS_READY: dropped */
+	}
+}
+
+/* One event line to every ready connection, in one pass. */
+static void
+broadcast(const char *text, size_t len)
+{
+	uint8_t		f[4 + LINE_MAX_BYTES];
+	size_t		h = frame_header(f, len);
+
+	memcpy(f + h, text, len);
+	for (size_t i = 0; i < nready; i++)
+	{
+		/*
+		 * A peer that is gone is shut down, not freed: an event of this
+		 * epoll batch may still name it; its read then ends it.
+		 */
+		if (!send_or_keep(ready[i], f, h + len))
+			shutdown(ready[i]->fd, SHUT_RDWR);
+	}
+}
+
+static void
+read_commands(int fd)
+{
+	static char line[LINE_MAX_BYTES];
+	static size_t have;
+
+	for (;;)
+	{
+		ssize_t		n = read(fd, line + have, sizeof(line) - have);
+		char	   *nl;
+
+		if (n <= 0)
+		{
+			if (n < 0 && errno != EAGAIN)
+				die("read the commands");
+			return;
+		}
+		have += (size_t) n;
+		while ((nl = memchr(line, '\n', have)) != NULL)
+		{
+			broadcast(line, (size_t) (nl - line));
+			have -= (size_t) (nl + 1 - line);
+			memmove(line, nl + 1, have);
+		}
+		if (have == sizeof(line))
+		{
+			fprintf(stderr, "%s: a command line longer than %d bytes\n", PROG, LINE_MAX_BYTES);
+			exit(1);
+		}
+	}
+}
+
+static void
+accept_all(int lfd)
+{
+	for (;;)
+	{
+		int			fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		conn	   *c;
+		struct epoll_event ev = {.events = EPOLLIN};
+
+		if (fd < 0)
+		{
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+				die("accept");
+			return;
+		}
+		if ((c = calloc(1, sizeof(*c))) == NULL)
+			die("out of memory");
+		c->fd = fd;
+		ev.data.ptr = c;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+			die("epoll_ctl");
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"port", required_argument, NULL, 'p'},
+		{"node", required_argument, NULL, 'n'},
+		{"commands", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0}
+	};
+	long		port = 0;
+	const char *fifo = NULL;
+	int			opt;
+	int			lfd;
+	int			cfd;
+	int			one = 1;
+	struct sockaddr_in addr;
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct sigaction sa;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1)
+	{
+		char	   *end;
+
+		if (opt == 'p')
+		{
+			port = strtol(optarg, &end, 10);
+			if (*end != '\0' || port < 1 || port > 65535)
+				port = 0;
+		}
+		else if (opt == 'n')
+			node_id = optarg;
+		else if (opt == 'c')
+			fifo = optarg;
+		else
+			return 2;
+	}
+	if (port == 0 || node_id == NULL || strlen(node_id) != 36 || fifo == NULL || optind != argc)
+	{
+		fprintf(stderr, "usage: %s --port P --node UUID --commands FIFO\n", PROG);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		die("epoll_create1");
+	/* O_RDWR: the FIFO never reads EOF between the driver's writes */
+	if ((cfd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0)
+		die("open the commands");
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.sin_port = htons((uint16_t) port);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+		bind(lfd, (struct sockaddr *) &addr, sizeof(addr)) != 0 || listen(lfd, 4096) != 0)
+		die("listen");
+	ev.data.u64 = LISTEN_ID;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) != 0)
+		die("epoll_ctl");
+	ev.data.u64 = FIFO_ID;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &ev) != 0)
+		die("epoll_ctl");
+
+	while (!stopping)
+	{
+		struct epoll_event evs[256];
+		int			n = epoll_wait(ep, evs, 256, -1);
+
+		if (n < 0 && errno != EINTR)
+			die("epoll_wait");
+		for (int i = 0; i < n; i++)
+		{
+			conn	   *c = evs[i].data.ptr;
+
+			if (evs[i].data.u64 == LISTEN_ID)
+				accept_all(lfd);
+			else if (evs[i].data.u64 == FIFO_ID)
+				read_commands(cfd);
+			else if (((evs[i].events & EPOLLOUT) && !flush_kept(c)) ||
+					 ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !readable(c)))
+				end_conn(c);
+		}
+	}
+	return 0;
+}
