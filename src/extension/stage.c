@@ -92,7 +92,8 @@ write_reserved(void)
 
 		payloads[i] = s->payload;
 		lengths[i] = s->len;
-		tags[i] = s->tag;
+		/* byte for byte: the zeroed padding too, as it goes to shared memory */
+		memcpy(&tags[i], &s->tag, sizeof(BothyQueueTag));
 		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->tag.kind, 1);
 		i++;
 	}

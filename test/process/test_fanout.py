@@ -24,7 +24,7 @@ def worker_pid(inst):
 
 @pytest.fixture(scope="module")
 def small_queue():
-    # the smallest queue: 64 kB hold some 1,300 signals of this size
+    # the smallest queue: 64 kB hold some 580 signals of this size (113 bytes each)
     inst = Instance("fanout", ["bothy.signal_queue_size = '64kB'"])
     inst.start()
     yield inst
@@ -55,7 +55,7 @@ def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listen
     pid = worker_pid(small_queue)
     os.kill(pid, signal.SIGSTOP)                # the worker stops draining the queue
     try:
-        hosts = [new_id() for _ in range(3000)]   # some 250 kB: the queue fills
+        hosts = [new_id() for _ in range(3000)]   # some 340 kB: the queue fills
         with small_queue.connect() as conn:
             cur = conn.cursor()
             for h in hosts:
