@@ -114,6 +114,27 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 	return gw_http_respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
 }
 
+/*
+ * The body is all in the socket: the answer is over.  While libwebsockets
+ * still keeps part of it (more than the socket took at once, for a client
+ * slow to read), it stays owed, so that a stop waits for it, and the client
+ * has --send-timeout to take the rest, as a WebSocket client has for its
+ * output.  lws sends what it keeps before it calls here again.
+ */
+static int
+body_sent(struct lws *wsi, gw_conn *c)
+{
+	if (lws_partial_buffered(wsi))
+	{
+		lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, (gw.opt.send_timeout_ms + 999) / 1000);
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+	body_settled(c);
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 int
 gw_http_writeable(struct lws *wsi, gw_conn *c)
 {
@@ -122,12 +143,18 @@ gw_http_writeable(struct lws *wsi, gw_conn *c)
 	if (c->rest != NULL)
 		return gw_rest_writeable(wsi, c);
 	if (c->rx == NULL)
-		return -1;
+		return c->body_owed ? body_sent(wsi, c) : -1;
 	n = lws_write(wsi, (unsigned char *) c->rx + LWS_PRE, c->rx_len, LWS_WRITE_HTTP_FINAL);
-	body_settled(c);
+	/* lws copied what the socket did not take */
+	free(c->rx);
+	c->rx = NULL;
+	c->rx_len = 0;
 	if (n < 0)
+	{
+		body_settled(c);
 		return -1;
-	return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
+	return body_sent(wsi, c);
 }
 
 void

@@ -40,6 +40,7 @@ typedef struct gw_node
 	gw_hub		hub;
 	bool		started;		/* node_start done: /gateway accepts */
 	bool		stopping;		/* SIGTERM seen: refuse new connections */
+	int64_t		stop_began_ms;	/* gw_mono_ms() when the stop began */
 	bool		exit_loop;		/* leave lws_service */
 	int			exit_code;
 	volatile sig_atomic_t stop_requested;	/* SIGTERM, SIGINT: set by the handler */

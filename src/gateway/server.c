@@ -36,6 +36,12 @@
 #define START_RETRY_MS 200
 /* How often the stop checks whether every client has gone. */
 #define STOP_POLL_MS 20
+/*
+ * How long the stop waits for HTTP answers still being written, as long as
+ * a WebSocket client has to take its close frame: a client that reads a
+ * big answer slowly holds the stop no longer than that.
+ */
+#define STOP_BODY_GRACE_MS 2000
 
 /*
  * The receive buffer of each WebSocket connection, allocated by lws for
@@ -290,7 +296,7 @@ stop_wait_clients(lws_sorted_usec_list_t *sul)
 	 * earlier would cut it (its client reads a short response).
 	 */
 	if (gw.hub.all.count > 0 || !gw_presence_stop() || gw_rest_pending() > 0 ||
-		gw_http_bodies_owed() > 0)
+		(gw_http_bodies_owed() > 0 && gw_mono_ms() < gw.stop_began_ms + STOP_BODY_GRACE_MS))
 	{
 		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
 						 (lws_usec_t) STOP_POLL_MS * LWS_US_PER_MS);
@@ -321,6 +327,7 @@ static void
 begin_stop(void)
 {
 	gw.stopping = true;
+	gw.stop_began_ms = gw_mono_ms();
 	gw_log(GW_LOG_INFO, "stopping: refusing new connections, closing clients");
 	lws_sul_cancel(&gw.sul_phase);
 	lws_sul_cancel(&gw.sul_deadline);

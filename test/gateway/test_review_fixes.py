@@ -3,7 +3,9 @@ past lws' own 10 s timeout, a stop while a poll's take is in flight, an ack
 the database refuses, events appended while a lease had lapsed, an empty
 query argument, typing in many threads, and a person flooding autocomplete."""
 import asyncio
+import json
 import signal
+import socket
 import time
 
 import psycopg2
@@ -172,3 +174,84 @@ def test_one_person_cannot_crowd_autocomplete(gateways, keys, pg):
     assert took < 2.0
     assert node.metric('bothy_gateway_autocomplete_total{outcome="forwarded"}') == 4
     assert node.metric('bothy_gateway_autocomplete_total{outcome="no_consumer"}') == 1
+
+
+def big_answer_requested(node, keys, pg):
+    """A poll of 100 events of 20 kB each (some 2 MB: far more than the
+    socket takes at once) sent from a socket with a small receive window
+    that reads nothing yet; returns the socket once the answer is being
+    written."""
+    w = World(pg)
+    agent = w.agent()
+    for _ in range(100):
+        w.append(agent, data={"text": "x" * 20000})
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)    # before connect: a small window
+    s.connect(("127.0.0.1", node.port))
+    s.sendall(("GET %s?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n"
+               % (PATH, keys.agent(agent))).encode())
+    poll_until(lambda: w.holder(agent)[1] == "poll", timeout=5, what="the poll holding the stream")
+    time.sleep(0.5)                         # the answer is written as far as the socket takes it
+    return s
+
+
+def read_to_end(s):
+    """What the socket gives until the peer ends it (EOF or reset)."""
+    got = b""
+    s.settimeout(10)
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def test_a_stop_waits_for_a_big_answer_the_client_reads_slowly(gateways, keys, pg):
+    """An answer larger than the socket takes at once: libwebsockets keeps
+    the rest and sends it as the client reads.  A stop must wait for that
+    rest too (it once counted the body written when lws had taken it, and
+    the node exited with the rest unsent)."""
+    node = gateways(1)
+    s = big_answer_requested(node, keys, pg)
+    node.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)                         # the stop runs while most of the body still waits
+    got = read_to_end(s)                    # the node ends the connection as it exits
+    s.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head[:40]
+    events = json.loads(body.decode())["events"]     # a cut body does not parse
+    assert [e["id"] for e in events] == list(range(1, 101))
+    assert node.proc.wait(10) == 0
+
+
+def test_a_client_that_stops_reading_a_big_answer_is_dropped_after_the_send_timeout(gateways, keys, pg):
+    node = gateways(1)                      # --send-timeout 1000
+    s = big_answer_requested(node, keys, pg)
+    start = time.monotonic()
+    time.sleep(3.0)                         # reads nothing for longer than --send-timeout
+    got = read_to_end(s)                    # what was in flight, then the end the node made
+    took = time.monotonic() - start
+    s.close()
+    assert took < 6.0
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200")
+    length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
+              if line.lower().startswith(b"content-length:")]
+    # ended with the part lws kept unsent (the socket's buffer still drains)
+    assert length and 0 < len(body) < length[0]
+    assert node.http("/healthz")[0] == 200
+
+
+def test_a_stop_waits_at_most_its_grace_for_a_client_that_does_not_read(gateways, keys, pg):
+    node = gateways(1, extra=("--send-timeout", "30000"))  # the send timeout would not end it
+    s = big_answer_requested(node, keys, pg)
+    start = time.monotonic()
+    node.proc.send_signal(signal.SIGTERM)
+    assert node.proc.wait(10) == 0
+    took = time.monotonic() - start
+    s.close()
+    assert 1.9 < took < 4.5                 # the 2 s grace, not --stop-timeout (5 s, exit 1)
