@@ -88,8 +88,10 @@ typedef struct gw_conn
 	gw_sendq	sendq;
 	char	   *rx;				/* reassembly (HTTP: the response) */
 	size_t		rx_len;
+	size_t		body_done;		/* HTTP: bytes of the response handed to lws */
 	struct gw_rest *rest;		/* HTTP: a REST call waiting for its answer (rest.c) */
-	bool		body_owed;		/* HTTP: headers sent, the body not yet (http.c) */
+	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
+	bool		body_last;		/* HTTP: its last piece is handed to lws */
 } gw_conn;
 
 /* The gateway protocol's callback (protocols[0] in server.c, also HTTP). */

@@ -60,7 +60,7 @@ gw_http_bodies_owed(void)
 	return bodies_owed;
 }
 
-/* The body is written, or its connection is gone. */
+/* The body is sent, or its connection is gone. */
 static void
 body_settled(gw_conn *c)
 {
@@ -72,6 +72,8 @@ body_settled(gw_conn *c)
 	free(c->rx);
 	c->rx = NULL;
 	c->rx_len = 0;
+	c->body_done = 0;
+	c->body_last = false;
 }
 
 int
@@ -115,46 +117,44 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 }
 
 /*
- * The body is all in the socket: the answer is over.  While libwebsockets
- * still keeps part of it (more than the socket took at once, for a client
- * slow to read), it stays owed, so that a stop waits for it, and the client
- * has --send-timeout to take the rest, as a WebSocket client has for its
- * output.  lws sends what it keeps before it calls here again.
+ * The body goes in pieces of GW_HTTP_PIECE, one per writeable: lws calls
+ * here again only once it has sent all it kept of the last piece (what the
+ * socket did not take at once).  So the body stays owed until it is all in
+ * the socket, and a stop waits for it; and each piece renews the client's
+ * --send-timeout, as WebSocket output does: a client that reads slowly
+ * takes its answer, one that stops reading loses its connection.
  */
-static int
-body_sent(struct lws *wsi, gw_conn *c)
+int
+gw_http_writeable(struct lws *wsi, gw_conn *c)
 {
-	if (lws_partial_buffered(wsi))
+	if (c->rest != NULL)
+		return gw_rest_writeable(wsi, c);
+	if (!c->body_owed)
+		return -1;
+	if (!c->body_last)
 	{
-		lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, (gw.opt.send_timeout_ms + 999) / 1000);
-		lws_callback_on_writable(wsi);
-		return 0;
+		size_t		left = c->rx_len - c->body_done;
+		size_t		n = left < GW_HTTP_PIECE ? left : GW_HTTP_PIECE;
+
+		/* the LWS_PRE bytes before a later piece were sent: lws may use them */
+		c->body_last = n == left;
+		if (lws_write(wsi, (unsigned char *) c->rx + LWS_PRE + c->body_done, n,
+					  c->body_last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < 0)
+		{
+			body_settled(c);
+			return -1;
+		}
+		c->body_done += n;
+		if (!c->body_last || lws_partial_buffered(wsi))
+		{
+			lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, (gw.opt.send_timeout_ms + 999) / 1000);
+			lws_callback_on_writable(wsi);
+			return 0;
+		}
 	}
 	lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
 	body_settled(c);
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
-}
-
-int
-gw_http_writeable(struct lws *wsi, gw_conn *c)
-{
-	int			n;
-
-	if (c->rest != NULL)
-		return gw_rest_writeable(wsi, c);
-	if (c->rx == NULL)
-		return c->body_owed ? body_sent(wsi, c) : -1;
-	n = lws_write(wsi, (unsigned char *) c->rx + LWS_PRE, c->rx_len, LWS_WRITE_HTTP_FINAL);
-	/* lws copied what the socket did not take */
-	free(c->rx);
-	c->rx = NULL;
-	c->rx_len = 0;
-	if (n < 0)
-	{
-		body_settled(c);
-		return -1;
-	}
-	return body_sent(wsi, c);
 }
 
 void

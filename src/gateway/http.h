@@ -10,6 +10,14 @@
 
 #include "conn.h"
 
+/*
+ * The most one send() of the gateway protocol carries (its tx_packet_size,
+ * server.c), and the piece of an HTTP body written per writeable.  Without
+ * it lws would cap every send() at the protocol's receive buffer (512
+ * bytes) and keep the rest of any longer message for later turns.
+ */
+#define GW_HTTP_PIECE 65536
+
 /* LWS_CALLBACK_HTTP: uri is the path. */
 int			gw_http_request(struct lws *wsi, gw_conn *c, const char *uri);
 
@@ -22,8 +30,9 @@ int			gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *
 							const char *body, size_t len);
 
 /*
- * After the headers of an answer whose body is in c->rx: the body goes at
- * the next HTTP_WRITEABLE, and until then the answer counts as owed.
+ * After the headers of an answer whose body is in c->rx: the body goes
+ * from the next HTTP_WRITEABLE on, and until it is all sent the answer
+ * counts as owed.
  */
 void		gw_http_owe_body(struct lws *wsi, gw_conn *c);
 

@@ -56,7 +56,7 @@
 
 static const struct lws_protocols protocols[] = {
 	/* first: HTTP and the WebSocket at /gateway, which names no subprotocol */
-	{"bothy-gateway", gw_conn_callback, sizeof(gw_conn), RX_BUFFER_SIZE, 0, NULL, 0},
+	{"bothy-gateway", gw_conn_callback, sizeof(gw_conn), RX_BUFFER_SIZE, 0, NULL, GW_HTTP_PIECE},
 	{GW_PG_PROTOCOL, gw_pgconn_callback, 0, 0, 0, NULL, 0},
 	{NULL, NULL, 0, 0, 0, NULL, 0}
 };

@@ -156,6 +156,13 @@ def test_client_that_does_not_read_is_closed_and_memory_stays_bounded(gateways, 
 
     s = raw_ws(node.port)
     s.sendall(frame(json.dumps({"op": "identify", "token": keys.person()})))
+    # ready first: a heartbeat before it would close the connection ("op before ready")
+    s.settimeout(5)
+    seen = b""
+    while b'"op":"ready"' not in seen:
+        chunk = s.recv(4096)
+        assert chunk, "closed before ready"
+        seen += chunk
     batch = frame('{"op":"heartbeat"}') * 200
     s.settimeout(0.2)
     unsent = b""
