@@ -35,8 +35,22 @@ typedef struct StagedSignal
 	char		payload[FLEXIBLE_ARRAY_MEMBER];	/* NUL-terminated */
 } StagedSignal;
 
+/*
+ * The entries the commit writes, laid out at pre-commit (in
+ * TopTransactionContext, which outlives the commit callbacks): the commit
+ * itself allocates nothing, since nothing may fail there.
+ */
+typedef struct CommitEntries
+{
+	int			count;
+	const char **payloads;
+	uint16	   *lengths;
+	BothyQueueTag *tags;
+} CommitEntries;
+
 static List *staged = NIL;		/* in TopTransactionContext */
 static uint32 reserved_bytes = 0;	/* room reserved at pre-commit */
+static CommitEntries to_write;	/* what the commit writes into that room */
 static bool wake_maintenance = false;	/* new work for the maintenance worker */
 static bool callbacks_registered = false;
 
@@ -45,6 +59,7 @@ reset_transaction_state(void)
 {
 	staged = NIL;				/* memory goes with TopTransactionContext */
 	reserved_bytes = 0;
+	memset(&to_write, 0, sizeof(to_write));
 	wake_maintenance = false;
 }
 
@@ -76,28 +91,40 @@ fall_back_to_notify(void)
 	staged = NIL;
 }
 
+/* At pre-commit, before the room is reserved: an error here still aborts. */
 static void
-write_reserved(void)
+lay_out_entries(void)
 {
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	int			n = list_length(staged);
-	const char **payloads = palloc(sizeof(char *) * n);
-	uint16	   *lengths = palloc(sizeof(uint16) * n);
-	BothyQueueTag *tags = palloc(sizeof(BothyQueueTag) * n);
 	int			i = 0;
 	ListCell   *lc;
 
+	to_write.payloads = palloc(sizeof(char *) * n);
+	to_write.lengths = palloc(sizeof(uint16) * n);
+	to_write.tags = palloc(sizeof(BothyQueueTag) * n);
 	foreach(lc, staged)
 	{
 		StagedSignal *s = lfirst(lc);
 
-		payloads[i] = s->payload;
-		lengths[i] = s->len;
+		to_write.payloads[i] = s->payload;
+		to_write.lengths[i] = s->len;
 		/* byte for byte: the zeroed padding too, as it goes to shared memory */
-		memcpy(&tags[i], &s->tag, sizeof(BothyQueueTag));
-		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->tag.kind, 1);
+		memcpy(&to_write.tags[i], &s->tag, sizeof(BothyQueueTag));
 		i++;
 	}
-	bothy_queue_write_reserved(payloads, lengths, tags, n, reserved_bytes);
+	to_write.count = n;
+	MemoryContextSwitchTo(old);
+}
+
+/* At commit: no allocation, nothing that can fail. */
+static void
+write_reserved(void)
+{
+	for (int i = 0; i < to_write.count; i++)
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, to_write.tags[i].kind, 1);
+	bothy_queue_write_reserved(to_write.payloads, to_write.lengths, to_write.tags,
+							   to_write.count, reserved_bytes);
 	reserved_bytes = 0;
 	bothy_wake_worker(BOTHY_WORKER_FANOUT);
 }
@@ -112,6 +139,7 @@ stage_xact_callback(XactEvent event, void *arg)
 			{
 				uint32		bytes = staged_bytes();
 
+				lay_out_entries();
 				if (bothy_queue_reserve(bytes))
 					reserved_bytes = bytes;
 				else
