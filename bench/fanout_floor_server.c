@@ -146,30 +146,24 @@ flush_kept(conn *c)
 	return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
 }
 
-/* An unmasked text frame header for len bytes into h; its length. */
+/* text[0..len), len < LINE_MAX_BYTES, as one unmasked text frame into f; its length. */
 static size_t
-frame_header(uint8_t *h, size_t len)
+text_frame(uint8_t f[4 + LINE_MAX_BYTES], const char *text, size_t len)
 {
-	h[0] = 0x81;
+	size_t		h = 2;
+
+	f[0] = 0x81;
 	if (len < 126)
+		f[1] = (uint8_t) len;
+	else
 	{
-		h[1] = (uint8_t) len;
-		return 2;
+		f[1] = 126;
+		f[2] = (uint8_t) (len >> 8);
+		f[3] = (uint8_t) len;
+		h = 4;
 	}
-	h[1] = 126;
-	h[2] = (uint8_t) (len >> 8);
-	h[3] = (uint8_t) len;
-	return 4;
-}
-
-static bool
-send_text(conn *c, const char *text, size_t len)
-{
-	uint8_t		f[4 + LINE_MAX_BYTES];
-	size_t		h = frame_header(f, len);
-
 	memcpy(f + h, text, len);
-	return send_or_keep(c, f, h + len);
+	return h + len;
 }
 
 /* The upgrade request is whole in c->rx: answer 101, or false to refuse. */
@@ -230,6 +224,7 @@ become_ready(conn *c)
 {
 	char		msg[128];
 	int			n = snprintf(msg, sizeof(msg), "{\"op\":\"ready\",\"node\":\"%s\"}", node_id);
+	uint8_t		f[4 + LINE_MAX_BYTES];
 
 	if (nready == ready_cap)
 	{
@@ -243,7 +238,7 @@ become_ready(conn *c)
 	c->state = FS_READY;
 	c->ready_at = nready;
 	ready[nready++] = c;
-	return send_text(c, msg, (size_t) n);
+	return send_or_keep(c, f, text_frame(f, msg, (size_t) n));
 }
 
 /* Reads what came; false when the connection is over. */
@@ -299,16 +294,15 @@ static void
 broadcast(const char *text, size_t len)
 {
 	uint8_t		f[4 + LINE_MAX_BYTES];
-	size_t		h = frame_header(f, len);
+	size_t		flen = text_frame(f, text, len);
 
-	memcpy(f + h, text, len);
 	for (size_t i = 0; i < nready; i++)
 	{
 		/*
 		 * A peer that is gone is shut down, not freed: an event of this
 		 * epoll batch may still name it; its read then ends it.
 		 */
-		if (!send_or_keep(ready[i], f, h + len))
+		if (!send_or_keep(ready[i], f, flen))
 			shutdown(ready[i]->fd, SHUT_RDWR);
 	}
 }

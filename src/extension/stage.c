@@ -63,17 +63,6 @@ reset_transaction_state(void)
 	wake_maintenance = false;
 }
 
-static uint32
-staged_bytes(void)
-{
-	ListCell   *lc;
-	uint32		bytes = 0;
-
-	foreach(lc, staged)
-		bytes += BOTHY_QUEUE_ENTRY_BYTES(((StagedSignal *) lfirst(lc))->len);
-	return bytes;
-}
-
 /* The queue had no room: send everything with the producer's own NOTIFY. */
 static void
 fall_back_to_notify(void)
@@ -91,13 +80,17 @@ fall_back_to_notify(void)
 	staged = NIL;
 }
 
-/* At pre-commit, before the room is reserved: an error here still aborts. */
-static void
+/*
+ * At pre-commit, before the room is reserved: an error here still aborts.
+ * Returns the bytes the entries take in the queue.
+ */
+static uint32
 lay_out_entries(void)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	int			n = list_length(staged);
 	int			i = 0;
+	uint32		bytes = 0;
 	ListCell   *lc;
 
 	to_write.payloads = palloc(sizeof(char *) * n);
@@ -111,10 +104,12 @@ lay_out_entries(void)
 		to_write.lengths[i] = s->len;
 		/* byte for byte: the zeroed padding too, as it goes to shared memory */
 		memcpy(&to_write.tags[i], &s->tag, sizeof(BothyQueueTag));
+		bytes += BOTHY_QUEUE_ENTRY_BYTES(s->len);
 		i++;
 	}
 	to_write.count = n;
 	MemoryContextSwitchTo(old);
+	return bytes;
 }
 
 /* At commit: no allocation, nothing that can fail. */
@@ -137,9 +132,8 @@ stage_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 			if (staged != NIL)
 			{
-				uint32		bytes = staged_bytes();
+				uint32		bytes = lay_out_entries();
 
-				lay_out_entries();
 				if (bothy_queue_reserve(bytes))
 					reserved_bytes = bytes;
 				else

@@ -21,6 +21,17 @@
 #include "rest.h"
 #include "web.h"
 
+bool
+gw_http_keep_body(gw_conn *c, const char *body, size_t len)
+{
+	c->rx = malloc(LWS_PRE + len);
+	if (c->rx == NULL)
+		return false;
+	memcpy(c->rx + LWS_PRE, body, len);
+	c->rx_len = len;
+	return true;
+}
+
 int
 gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
 				const char *body, size_t len)
@@ -30,11 +41,8 @@ gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
 			   *p = start,
 			   *end = hdr + sizeof(hdr) - 1;
 
-	c->rx = malloc(LWS_PRE + len);
-	if (c->rx == NULL)
+	if (!gw_http_keep_body(c, body, len))
 		return 1;
-	memcpy(c->rx + LWS_PRE, body, len);
-	c->rx_len = len;
 	if (lws_add_http_common_headers(wsi, status, type, (lws_filepos_t) len, &p, end) ||
 		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
 									 (const unsigned char *) "no-store", 8, &p, end) ||

@@ -29,6 +29,9 @@ int			gw_http_request(struct lws *wsi, gw_conn *c, const char *uri);
 int			gw_http_respond(struct lws *wsi, gw_conn *c, unsigned status, const char *type,
 							const char *body, size_t len);
 
+/* c->rx = a copy of body[0..len) behind LWS_PRE headroom; false when out of memory. */
+bool		gw_http_keep_body(gw_conn *c, const char *body, size_t len);
+
 /*
  * After the headers of an answer whose body is in c->rx: the body goes
  * from the next HTTP_WRITEABLE on, and until it is all sent the answer

@@ -146,22 +146,10 @@ reply(struct lws *wsi, gw_conn *c, unsigned status, const web_type *t)
 	return 0;
 }
 
-/* c->rx = a copy of body[0..len) behind LWS_PRE headroom. */
-static bool
-take_body(gw_conn *c, const char *body, size_t len)
-{
-	c->rx = malloc(LWS_PRE + len);
-	if (c->rx == NULL)
-		return false;
-	memcpy(c->rx + LWS_PRE, body, len);
-	c->rx_len = len;
-	return true;
-}
-
 static int
 not_found(struct lws *wsi, gw_conn *c)
 {
-	if (!take_body(c, "not found\n", 10))
+	if (!gw_http_keep_body(c, "not found\n", 10))
 		return 1;
 	return reply(wsi, c, HTTP_STATUS_NOT_FOUND, &type_text);
 }
@@ -281,7 +269,7 @@ gw_web_request(struct lws *wsi, gw_conn *c, const char *uri)
 	if (strcmp(uri, "/status.json") == 0)
 	{
 		char	   *text = status_json();
-		bool		ok = text != NULL && take_body(c, text, strlen(text));
+		bool		ok = text != NULL && gw_http_keep_body(c, text, strlen(text));
 
 		free(text);
 		if (!ok)
