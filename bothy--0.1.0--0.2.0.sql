@@ -539,3 +539,18 @@ COMMENT ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) IS
     'hold again after a lapsed lease, unless another holder took the stream; false when fenced';
 REVOKE ALL ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION bothy.consumer_resume(uuid, uuid, uuid, bigint) TO bothy_gateway;
+
+-- uuidv7, signal_check and publish compute on their arguments alone and run
+-- as their caller, with no SET clause (10_c_functions.sql says why).
+ALTER FUNCTION bothy.uuidv7() SECURITY INVOKER RESET search_path;
+ALTER FUNCTION bothy.signal_check(text) SECURITY INVOKER RESET search_path;
+ALTER FUNCTION bothy.publish(text, jsonb) SECURITY INVOKER RESET search_path;
+
+-- publish of a whole signal, as it goes on the channel (the gateways' form).
+CREATE FUNCTION bothy.publish(signal text) RETURNS void
+    LANGUAGE c VOLATILE SECURITY INVOKER
+    AS 'MODULE_PATHNAME', 'bothy_publish_signal';
+COMMENT ON FUNCTION bothy.publish(text) IS
+    'validate a whole signal, kind among its members, and stage it on ephemeral for the commit of the caller''s transaction';
+REVOKE ALL ON FUNCTION bothy.publish(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION bothy.publish(text) TO bothy_gateway;

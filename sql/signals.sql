@@ -89,3 +89,14 @@ SELECT bothy.publish('terminal.host_close', '{}');
 SELECT bothy.publish('terminal.host_close', '{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
 SELECT bothy.publish('gateway.run', '{"node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":1.5}');
 SELECT bothy.publish('terminal.host_close', NULL);
+-- publish of a whole signal (kind among its members): the same codec, the same reasons
+SELECT bothy.publish('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.publish(' {"run":"11111111-1111-4111-8111-111111111111","kind":"gateway.run","version":2,"node":"01890a5d-ac96-774b-bcce-b302099a8057","thread":"22222222-2222-4222-8222-222222222222"} ');
+SELECT bothy.publish('{"kind":"chat.message"}');
+SELECT bothy.publish('{"kind":"gateway.nope"}');
+SELECT bothy.publish('{"host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.publish('{"kind":"terminal.host_close","kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
+SELECT bothy.publish('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"');
+SELECT bothy.publish('[]');
+SELECT bothy.publish('{"kind":"other.x","p":"' || repeat('a', 8001 - 25) || '"}');
+SELECT bothy.publish(NULL::text);

@@ -303,10 +303,18 @@ bothy_name_decode(const char *raw, size_t raw_len, bothy_name *out)
 								   &out->too_long);
 }
 
+/* One walk, no strlen: lit is read up to its NUL, never past it. */
 static bool
 bothy_name_is(const bothy_name *n, const char *lit)
 {
-	return !n->too_long && strlen(lit) == n->len && memcmp(n->s, lit, n->len) == 0;
+	size_t		i;
+
+	if (n->too_long)
+		return false;
+	for (i = 0; i < n->len; i++)
+		if (lit[i] == '\0' || lit[i] != n->s[i])
+			return false;
+	return lit[n->len] == '\0';
 }
 
 static bool
@@ -516,37 +524,75 @@ bothy_kind_member_index(const bothy_kind_def *def, const bothy_name *name)
 	return -1;
 }
 
-/* Members in payload order, then the required ones missing in table order. */
+/* Whether a member named "kind" follows in r (which it leaves at the end). */
+static bool
+bothy_kind_follows(bothy_json_reader *r)
+{
+	bothy_json_member m;
+	bothy_name	name;
+
+	while (bothy_json_reader_next(r, &m))
+	{
+		bothy_name_decode(m.name, m.name_len, &name);
+		if (bothy_name_is(&name, "kind"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Members in payload order from r, then the required ones missing in table
+ * order.  kind_read: r starts after a first member "kind" that nothing
+ * else judged, so a second "kind" is this pass's to report, and it comes
+ * before any other fault, as when the kind is looked for in a pass of its
+ * own; otherwise that pass ran and every "kind" is skipped.
+ */
 static bothy_decode_status
-bothy_decode_members(const char *buf, size_t len, const bothy_kind_def *def,
+bothy_decode_members(bothy_json_reader *r, const bothy_kind_def *def, bool kind_read,
 					 bothy_signal *out, bothy_decode_error *err)
 {
-	bothy_json_reader r;
 	bothy_json_member m;
 	bothy_name	name;
 	unsigned	seen = 0;
 	size_t		i;
 
-	bothy_json_reader_init(&r, buf, len);
-	while (bothy_json_reader_next(&r, &m))
+	while (bothy_json_reader_next(r, &m))
 	{
 		const bothy_member_def *mdef;
-		bothy_reason reason;
+		bothy_reason reason = BOTHY_REASON_NONE;
+		const char *fault;
+		size_t		fault_len;
 		int			at;
 
 		bothy_name_decode(m.name, m.name_len, &name);
 		if (bothy_name_is(&name, "kind"))
+		{
+			if (kind_read)
+				return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, "kind");
 			continue;
+		}
 		at = bothy_kind_member_index(def, &name);
 		if (at < 0)
-			return bothy_fail(err, BOTHY_REASON_UNKNOWN_MEMBER, name.s, name.len);
-		mdef = &bothy_members[def->m[at].member];
-		if (seen & (1u << at))
-			return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, mdef->name);
-		seen |= 1u << at;
-		reason = bothy_read_member(&m, mdef, out);
+		{
+			reason = BOTHY_REASON_UNKNOWN_MEMBER;
+			fault = name.s;
+			fault_len = name.len;
+		}
+		else
+		{
+			mdef = &bothy_members[def->m[at].member];
+			reason = (seen & (1u << at)) ? BOTHY_REASON_DUPLICATE_MEMBER :
+				bothy_read_member(&m, mdef, out);
+			fault = mdef->name;
+			fault_len = strlen(mdef->name);
+		}
 		if (reason != BOTHY_REASON_NONE)
-			return bothy_fail_member(err, reason, mdef->name);
+		{
+			if (kind_read && bothy_kind_follows(r))
+				return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, "kind");
+			return bothy_fail(err, reason, fault, fault_len);
+		}
+		seen |= 1u << at;
 		out->optional |= def->m[at].opt;
 	}
 	for (i = 0; i < def->n; i++)
@@ -556,6 +602,26 @@ bothy_decode_members(const char *buf, size_t len, const bothy_kind_def *def,
 	return BOTHY_DECODE_OK;
 }
 
+/*
+ * A first member "kind" of one of our kinds, as every encoder writes it:
+ * *kind set, and r left after it.  Anything else (no kind first, not a
+ * string, another producer's kind, an unknown one) is for the pass that
+ * looks at every member.
+ */
+static bool
+bothy_kind_first(bothy_json_reader *r, bothy_kind *kind)
+{
+	bothy_json_member m;
+	bothy_name	name;
+	bothy_decode_error ignored;
+
+	if (!bothy_json_reader_next(r, &m))
+		return false;
+	bothy_name_decode(m.name, m.name_len, &name);
+	return bothy_name_is(&name, "kind") && m.type == BOTHY_JSON_STRING &&
+		bothy_classify_kind(&m, kind, &ignored) == BOTHY_DECODE_OK;
+}
+
 bothy_decode_status
 bothy_signal_decode(const char *buf, size_t len, bothy_signal *out,
 					bothy_decode_error *err)
@@ -563,7 +629,9 @@ bothy_signal_decode(const char *buf, size_t len, bothy_signal *out,
 	bothy_decode_error scratch_err;
 	bothy_signal scratch_sig;
 	bothy_json_type top;
+	bothy_json_reader r;
 	bothy_kind	kind = BOTHY_KIND_NONE;
+	bool		kind_read;
 	bothy_decode_status status;
 
 	if (err == NULL)
@@ -582,12 +650,19 @@ bothy_signal_decode(const char *buf, size_t len, bothy_signal *out,
 	if (top != BOTHY_JSON_OBJECT)
 		return bothy_fail(err, BOTHY_REASON_NOT_OBJECT, NULL, 0);
 
-	status = bothy_find_kind(buf, len, &kind, err);
-	if (status != BOTHY_DECODE_OK)
-		return status;
+	/* One pass over the members when the kind comes first, else two. */
+	bothy_json_reader_init(&r, buf, len);
+	kind_read = bothy_kind_first(&r, &kind);
+	if (!kind_read)
+	{
+		status = bothy_find_kind(buf, len, &kind, err);
+		if (status != BOTHY_DECODE_OK)
+			return status;
+		bothy_json_reader_init(&r, buf, len);
+	}
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;
-	return bothy_decode_members(buf, len, &bothy_kinds[kind], out, err);
+	return bothy_decode_members(&r, &bothy_kinds[kind], kind_read, out, err);
 }
 
 /* ---------------------------------------------------------------------

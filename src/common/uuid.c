@@ -6,12 +6,10 @@
 
 #include <string.h>
 
-/* Offsets of the four hyphens of 8-4-4-4-12. */
-static bool
-bothy_uuid_is_hyphen_at(size_t i)
-{
-	return i == 8 || i == 13 || i == 18 || i == 23;
-}
+/* Where each byte's two hex digits start in 8-4-4-4-12. */
+static const uint8_t bothy_uuid_digit_at[16] = {
+	0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34
+};
 
 /* The value of a lower-case hex digit, or -1: upper case is not canonical. */
 static int
@@ -27,30 +25,20 @@ bothy_hex_value(char c)
 bool
 bothy_uuid_parse(const char *s, size_t len, bothy_uuid *out)
 {
-	bothy_uuid	u = {{0}};
+	bothy_uuid	u;
 	size_t		i;
-	size_t		nibble = 0;
 
-	if (s == NULL || len != BOTHY_UUID_STRLEN)
+	if (s == NULL || len != BOTHY_UUID_STRLEN ||
+		s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
 		return false;
-	for (i = 0; i < len; i++)
+	for (i = 0; i < 16; i++)
 	{
-		int			v;
+		int			hi = bothy_hex_value(s[bothy_uuid_digit_at[i]]);
+		int			lo = bothy_hex_value(s[bothy_uuid_digit_at[i] + 1]);
 
-		if (bothy_uuid_is_hyphen_at(i))
-		{
-			if (s[i] != '-')
-				return false;
-			continue;
-		}
-		v = bothy_hex_value(s[i]);
-		if (v < 0)
+		if (hi < 0 || lo < 0)
 			return false;
-		if (nibble % 2 == 0)
-			u.b[nibble / 2] = (uint8_t) (v << 4);
-		else
-			u.b[nibble / 2] |= (uint8_t) v;
-		nibble++;
+		u.b[i] = (uint8_t) (hi << 4 | lo);
 	}
 	*out = u;
 	return true;
@@ -61,21 +49,13 @@ bothy_uuid_format(const bothy_uuid *u, char out[BOTHY_UUID_STRLEN + 1])
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t		i;
-	size_t		nibble = 0;
 
-	for (i = 0; i < BOTHY_UUID_STRLEN; i++)
+	for (i = 0; i < 16; i++)
 	{
-		uint8_t		byte;
-
-		if (bothy_uuid_is_hyphen_at(i))
-		{
-			out[i] = '-';
-			continue;
-		}
-		byte = u->b[nibble / 2];
-		out[i] = digits[nibble % 2 == 0 ? byte >> 4 : byte & 0x0f];
-		nibble++;
+		out[bothy_uuid_digit_at[i]] = digits[u->b[i] >> 4];
+		out[bothy_uuid_digit_at[i] + 1] = digits[u->b[i] & 0x0f];
 	}
+	out[8] = out[13] = out[18] = out[23] = '-';
 	out[BOTHY_UUID_STRLEN] = '\0';
 }
 

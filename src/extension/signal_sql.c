@@ -1,12 +1,12 @@
 /*
  * signal_sql.c
- *		bothy.signal_check() and bothy.publish(): the SQL face of the common
- *		signal codec; and bothy._maintenance_wake(), the same commit-time
- *		hand-off for the maintenance worker.
+ *		bothy.signal_check() and the two forms of bothy.publish(): the SQL
+ *		face of the common signal codec; and bothy._maintenance_wake(), the
+ *		same commit-time hand-off for the maintenance worker.
  *
- * Both go through the same strict decoder the gateways use, so a payload
+ * All go through the same strict decoder the gateways use, so a payload
  * the database accepts is exactly a payload every node accepts.  publish()
- * never sends what its caller wrote: it decodes the caller's members and
+ * never sends what its caller wrote: it decodes the caller's signal and
  * sends the codec's own compact encoding.
  */
 #include "postgres.h"
@@ -65,7 +65,7 @@ bothy_signal_check(PG_FUNCTION_ARGS)
  * becomes a duplicate member, as it should.
  */
 static StringInfo
-payload_from_members(text *kind, Jsonb *members)
+payload_from_members(const char *kind, Jsonb *members)
 {
 	StringInfo	buf = makeStringInfo();
 	StringInfoData inner;
@@ -76,7 +76,7 @@ payload_from_members(text *kind, Jsonb *members)
 				 errmsg("members must be a JSON object")));
 
 	appendStringInfoString(buf, "{\"kind\":");
-	escape_json(buf, text_to_cstring(kind));
+	escape_json(buf, kind);
 
 	initStringInfo(&inner);
 	JsonbToCString(&inner, &members->root, VARSIZE(members));
@@ -92,37 +92,27 @@ payload_from_members(text *kind, Jsonb *members)
 	return buf;
 }
 
-PG_FUNCTION_INFO_V1(bothy_publish);
-
 /*
- * bothy.publish(kind, members): validate, encode compactly, and stage on
- * ephemeral for the commit of the caller's transaction.
+ * Decode payload[0..len), encode it compactly and stage it on ephemeral for
+ * the commit of the caller's transaction.  kind names the kind in the
+ * error for a foreign one, NULL when the caller gave the whole signal.
  */
-Datum
-bothy_publish(PG_FUNCTION_ARGS)
+static void
+stage_payload(const char *payload, size_t len, const char *kind)
 {
-	text	   *kind;
-	StringInfo	payload;
 	bothy_signal sig;
 	bothy_decode_error err;
 	char		encoded[BOTHY_SIGNAL_MAX_BYTES + 1];
 
-	/* not STRICT: a NULL would otherwise stage nothing and say nothing */
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", PG_ARGISNULL(0) ? "kind" : "members")));
-	kind = PG_GETARG_TEXT_PP(0);
-	payload = payload_from_members(kind, PG_GETARG_JSONB_P(1));
-
-	switch (bothy_signal_decode(payload->data, payload->len, &sig, &err))
+	switch (bothy_signal_decode(payload, len, &sig, &err))
 	{
 		case BOTHY_DECODE_OK:
 			break;
 		case BOTHY_DECODE_IGNORED:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("kind \"%s\" is outside gateway. and terminal.", text_to_cstring(kind)),
+					 kind ? errmsg("kind \"%s\" is outside gateway. and terminal.", kind) :
+					 errmsg("the signal's kind is outside gateway. and terminal."),
 					 errdetail("bothy.publish sends only the signal kinds of docs/signals.md.")));
 			break;
 		case BOTHY_DECODE_MALFORMED:
@@ -133,6 +123,50 @@ bothy_publish(PG_FUNCTION_ARGS)
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, &sig);
+}
+
+PG_FUNCTION_INFO_V1(bothy_publish);
+
+/*
+ * bothy.publish(kind, members): validate, encode compactly, and stage on
+ * ephemeral for the commit of the caller's transaction.
+ */
+Datum
+bothy_publish(PG_FUNCTION_ARGS)
+{
+	char	   *kind;
+	StringInfo	payload;
+
+	/* not STRICT: a NULL would otherwise stage nothing and say nothing */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", PG_ARGISNULL(0) ? "kind" : "members")));
+	kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	payload = payload_from_members(kind, PG_GETARG_JSONB_P(1));
+	stage_payload(payload->data, payload->len, kind);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(bothy_publish_signal);
+
+/*
+ * bothy.publish(signal): the same for a whole signal, kind among its
+ * members, as it goes on the channel: what a gateway has already encoded,
+ * or what a producer would have given pg_notify.  No jsonb on the way, so
+ * no second parse and no re-serialisation.
+ */
+Datum
+bothy_publish_signal(PG_FUNCTION_ARGS)
+{
+	text	   *signal;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("signal must not be null")));
+	signal = PG_GETARG_TEXT_PP(0);
+	stage_payload(VARDATA_ANY(signal), VARSIZE_ANY_EXHDR(signal), NULL);
 	PG_RETURN_VOID();
 }
 

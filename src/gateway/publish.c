@@ -2,9 +2,11 @@
  * publish.c
  *		Staging this node's own signals (see publish.h).
  *
- * The payload is the codec's own encoding; bothy.publish takes the kind
- * and the members apart and decodes them again with the same codec, so the
- * database stages exactly what every node will accept.
+ * The payload is the codec's own encoding, handed whole to bothy.publish,
+ * which decodes it again with the same codec, so the database stages
+ * exactly what every node will accept.  The text form: no jsonb parse and
+ * re-serialisation in the database (the extension must be 0.2.0 or newer,
+ * which the upgrade order of docs/operations.md ensures).
  */
 #include "db.h"
 #include "log.h"
@@ -13,7 +15,7 @@
 #include "publish.h"
 
 static const char sql_publish[] =
-"SELECT bothy.publish(($1::jsonb)->>'kind', ($1::jsonb) - 'kind')";
+"SELECT bothy.publish($1::text)";
 
 static void
 published(void *arg, gw_db_result result, const PGresult *res)

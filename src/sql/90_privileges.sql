@@ -9,6 +9,7 @@ GRANT EXECUTE ON FUNCTION
     bothy.uuidv7(),
     bothy.signal_check(text),
     bothy.publish(text, jsonb),
+    bothy.publish(text),
     bothy.settings(),
     bothy.node_start(uuid),
     bothy.node_stop(uuid),

@@ -32,6 +32,7 @@ SELECT is(
         'bothy.node_stop(uuid)',
         'bothy.presence_flush(uuid,boolean,uuid[],uuid[],uuid[],uuid[],boolean[],uuid[])',
         'bothy.presence_read(uuid[])',
+        'bothy.publish(text)',
         'bothy.publish(text,jsonb)',
         'bothy.run_document(uuid)',
         'bothy.run_start(uuid,uuid)',

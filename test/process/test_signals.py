@@ -120,3 +120,21 @@ def test_every_staged_payload_passes_the_codec(multi, listener_of):
         call(conn, "SELECT bothy.notification_created(%s, 'system', true, 0)", person)
     kinds = [multi.query("SELECT bothy.signal_check(%s)", listener.next())[0][0] for _ in range(3)]
     assert kinds == ["gateway.device", "gateway.consumer", "gateway.hint"]
+
+
+def test_a_whole_signal_is_published_in_the_codecs_own_encoding(multi, listener_of):
+    """bothy.publish(signal text), the gateways' form, sends what the two-argument form sends."""
+    listener = listener_of(multi)
+    thread = new_id()
+    loose, other = new_id(), new_id()   # two runs: the worker coalesces a run's versions
+    text = ' { "version" : 7, "thread":"%s", "kind": "gateway.run", "run":"%s", "node":"%s" } ' % (thread, loose, NODE_A)
+    with multi.connect() as conn:
+        call(conn, "SELECT bothy.publish(%s::text)", text)
+        call(conn, "SELECT bothy.publish('gateway.run', %s::jsonb)",
+             json.dumps({"version": 7, "thread": thread, "run": other, "node": NODE_A}))
+
+    def compact(run):
+        return json.dumps({"kind": "gateway.run", "node": NODE_A, "run": run, "thread": thread, "version": 7},
+                          separators=(",", ":"))
+    assert listener.next() == compact(loose)
+    assert listener.next() == compact(other)

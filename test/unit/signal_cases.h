@@ -516,6 +516,20 @@ static const decode_case decode_cases[] = {
 	BAD("not_json before members", OPEN("gateway.typing") KV("foo", "1") ",}", NOT_JSON, ""),
 	BAD("kind before members", "{\"node\":1,\"kind\":\"gateway.typing\",\"kind\":\"x\"}",
 		DUPLICATE_MEMBER, "kind"),
+	/* The kind first (one pass over the members): a later kind still comes first. */
+	BAD("kind first, unknown member, kind again", OPEN("gateway.typing") KV("foo", "1")
+		KVS("kind", "gateway.typing") CLOSE, DUPLICATE_MEMBER, "kind"),
+	BAD("kind first, bad form, kind again", OPEN("gateway.typing") KV("thread", "1")
+		KVS("node", NODE) KV("kind", "2") CLOSE, DUPLICATE_MEMBER, "kind"),
+	BAD("kind first, duplicate member, kind again", OPEN("gateway.typing") KVS("node", NODE)
+		KVS("node", NODE) KVS("kin\\u0064", "x") CLOSE, DUPLICATE_MEMBER, "kind"),
+	BAD("kind first, missing member, kind again", OPEN("gateway.typing") KVS("node", NODE)
+		KVS("kind", "gateway.typing") CLOSE, DUPLICATE_MEMBER, "kind"),
+	BAD("kind first, fault, no second kind", OPEN("gateway.typing") KVS("node", NODE)
+		KV("thread", "1") KV("zzz", "[1]") CLOSE, NOT_UUID, "thread"),
+	BAD("unknown kind first, kind again", OPEN("gateway.nope") KVS("kind", "gateway.typing") CLOSE,
+		DUPLICATE_MEMBER, "kind"),
+	BAD("unknown kind first, alone", OPEN("gateway.nope") TYPING_M CLOSE, UNKNOWN_KIND, "gateway.nope"),
 	BAD("first fault in payload order: form", OPEN("gateway.typing") KV("thread", "1")
 		KV("foo", "1") CLOSE, NOT_UUID, "thread"),
 	BAD("first fault in payload order: unknown", OPEN("gateway.typing") KV("foo", "1")
