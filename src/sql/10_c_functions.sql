@@ -1,13 +1,15 @@
 -- Functions written in C (src/extension).
 --
--- uuidv7, signal_check and the two forms of publish compute on their arguments alone: they
--- read no table, look up no name and read no setting.  They run as their
+-- uuidv7, signal_check and the two forms of publish compute on their
+-- arguments: they reach no table and look up no name, and nothing they read
+-- or write depends on the role (uuidv7's debug setting is the session's,
+-- publish writes the shared queue and the counters).  They run as their
 -- caller (SECURITY INVOKER, no SET clause): running as the owner would give
 -- them nothing, and a SET clause would cost every producer's transaction
 -- two changes of search_path and a rebuilt search path in its next
--- statement, some 7 us (docs/performance.md).  Every other function reaches
--- a table, a setting or the counters and runs SECURITY DEFINER with the
--- pinned search_path (test/pgtap/schema.sql holds both lists).
+-- statement, about 7.5 us (docs/performance.md).  Every other function
+-- reaches a table and runs SECURITY DEFINER with the pinned search_path
+-- (test/pgtap/schema.sql holds both lists).
 
 CREATE FUNCTION bothy.uuidv7() RETURNS uuid
     LANGUAGE c VOLATILE STRICT SECURITY INVOKER

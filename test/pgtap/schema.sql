@@ -1,6 +1,6 @@
 -- pgTAP: the schema bothy: its tables, which are UNLOGGED, and its functions:
--- SECURITY DEFINER with a pinned search_path, but for the three C functions
--- that compute on their arguments alone and run as their caller.
+-- SECURITY DEFINER with a pinned search_path, but for the four C functions
+-- that compute on their arguments and run as their caller.
 BEGIN;
 SELECT plan(10);
 
