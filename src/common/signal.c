@@ -378,30 +378,35 @@ bothy_classify_kind(const bothy_json_member *m, bothy_kind *kind,
 	return bothy_fail(err, BOTHY_REASON_UNKNOWN_KIND, value.s, value.len);
 }
 
+/* The next member named "kind" in r, into *m; false at the end of r. */
+static bool
+bothy_next_kind(bothy_json_reader *r, bothy_json_member *m)
+{
+	bothy_name	name;
+
+	while (bothy_json_reader_next(r, m))
+	{
+		bothy_name_decode(m->name, m->name_len, &name);
+		if (bothy_name_is(&name, "kind"))
+			return true;
+	}
+	return false;
+}
+
 static bothy_decode_status
 bothy_find_kind(const char *buf, size_t len, bothy_kind *kind,
 				bothy_decode_error *err)
 {
 	bothy_json_reader r;
-	bothy_json_member m;
 	bothy_json_member kind_member;
-	bothy_name	name;
-	bool		found = false;
+	bothy_json_member other;
 
 	bothy_json_reader_init(&r, buf, len);
-	while (bothy_json_reader_next(&r, &m))
-	{
-		bothy_name_decode(m.name, m.name_len, &name);
-		if (!bothy_name_is(&name, "kind"))
-			continue;
-		/* Two kinds would let two readers disagree about whose it is. */
-		if (found)
-			return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, "kind");
-		found = true;
-		kind_member = m;
-	}
-	if (!found)
+	if (!bothy_next_kind(&r, &kind_member))
 		return bothy_fail_member(err, BOTHY_REASON_NO_KIND, "kind");
+	/* Two kinds would let two readers disagree about whose it is. */
+	if (bothy_next_kind(&r, &other))
+		return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, "kind");
 	if (kind_member.type != BOTHY_JSON_STRING)
 		return bothy_fail_member(err, BOTHY_REASON_KIND_NOT_STRING, "kind");
 	return bothy_classify_kind(&kind_member, kind, err);
@@ -524,22 +529,6 @@ bothy_kind_member_index(const bothy_kind_def *def, const bothy_name *name)
 	return -1;
 }
 
-/* Whether a member named "kind" follows in r (which it leaves at the end). */
-static bool
-bothy_kind_follows(bothy_json_reader *r)
-{
-	bothy_json_member m;
-	bothy_name	name;
-
-	while (bothy_json_reader_next(r, &m))
-	{
-		bothy_name_decode(m.name, m.name_len, &name);
-		if (bothy_name_is(&name, "kind"))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Members in payload order from r, then the required ones missing in table
  * order.  kind_read: r starts after a first member "kind" that nothing
@@ -558,10 +547,7 @@ bothy_decode_members(bothy_json_reader *r, const bothy_kind_def *def, bool kind_
 
 	while (bothy_json_reader_next(r, &m))
 	{
-		const bothy_member_def *mdef;
-		bothy_reason reason = BOTHY_REASON_NONE;
-		const char *fault;
-		size_t		fault_len;
+		bothy_reason reason;
 		int			at;
 
 		bothy_name_decode(m.name, m.name_len, &name);
@@ -573,24 +559,18 @@ bothy_decode_members(bothy_json_reader *r, const bothy_kind_def *def, bool kind_
 		}
 		at = bothy_kind_member_index(def, &name);
 		if (at < 0)
-		{
 			reason = BOTHY_REASON_UNKNOWN_MEMBER;
-			fault = name.s;
-			fault_len = name.len;
-		}
+		else if (seen & (1u << at))
+			reason = BOTHY_REASON_DUPLICATE_MEMBER;
 		else
-		{
-			mdef = &bothy_members[def->m[at].member];
-			reason = (seen & (1u << at)) ? BOTHY_REASON_DUPLICATE_MEMBER :
-				bothy_read_member(&m, mdef, out);
-			fault = mdef->name;
-			fault_len = strlen(mdef->name);
-		}
+			reason = bothy_read_member(&m, &bothy_members[def->m[at].member], out);
 		if (reason != BOTHY_REASON_NONE)
 		{
-			if (kind_read && bothy_kind_follows(r))
+			if (kind_read && bothy_next_kind(r, &m))
 				return bothy_fail_member(err, BOTHY_REASON_DUPLICATE_MEMBER, "kind");
-			return bothy_fail(err, reason, fault, fault_len);
+			if (at < 0)
+				return bothy_fail(err, reason, name.s, name.len);
+			return bothy_fail_member(err, reason, bothy_members[def->m[at].member].name);
 		}
 		seen |= 1u << at;
 		out->optional |= def->m[at].opt;
