@@ -84,6 +84,19 @@ bothy_wake_worker(BothyWorker worker)
 		SetLatch(latch);
 }
 
+bool
+bothy_worker_running(BothyWorker worker)
+{
+	bool		running;
+
+	if (bothy_shared == NULL)
+		return false;
+	SpinLockAcquire(&bothy_shared->latch_mutex);
+	running = bothy_shared->worker_latch[worker] != NULL;
+	SpinLockRelease(&bothy_shared->latch_mutex);
+	return running;
+}
+
 static void
 withdraw_latch(int code, Datum arg)
 {

@@ -48,6 +48,9 @@ extern void bothy_shmem_install_hooks(void);
 /* Wake a worker if it is running; safe in any backend, never errors. */
 extern void bothy_wake_worker(BothyWorker worker);
 
+/* Whether a worker runs now (its latch is announced); never errors. */
+extern bool bothy_worker_running(BothyWorker worker);
+
 /* A worker announces its latch at start and withdraws it at exit. */
 extern void bothy_worker_latch_publish(BothyWorker worker);
 

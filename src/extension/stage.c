@@ -13,8 +13,9 @@
  * error can still abort the transaction, and the entries are written at
  * commit, when the commit record is on disk and nothing may fail.  A
  * rollback of the transaction, or of the subtransaction that staged a
- * signal, drops it.  When the queue has no room the transaction falls back
- * to a plain NOTIFY of its signals, counted as fallback: never silent loss.
+ * signal, drops it.  When the queue has no room, or no fan-out worker runs
+ * to empty it, the transaction falls back to a plain NOTIFY of its signals,
+ * counted as fallback: never silent loss, never a wait for a worker.
  */
 #include "postgres.h"
 
@@ -63,7 +64,7 @@ reset_transaction_state(void)
 	wake_maintenance = false;
 }
 
-/* The queue had no room: send everything with the producer's own NOTIFY. */
+/* No room, or no worker: send everything with the producer's own NOTIFY. */
 static void
 fall_back_to_notify(void)
 {
@@ -124,6 +125,33 @@ write_reserved(void)
 	bothy_wake_worker(BOTHY_WORKER_FANOUT);
 }
 
+/*
+ * At pre-commit: room in the queue for the staged signals, or their
+ * producer's own NOTIFY.
+ */
+static void
+queue_or_notify(void)
+{
+	uint32		bytes;
+
+	/*
+	 * No fan-out worker runs: the server has just started (the worker cannot
+	 * connect before bothy.database exists, and the postmaster tries again
+	 * only bgw_restart_time later), or the worker died and waits out that
+	 * second.  A queued signal would wait as long; NOTIFY sends it at commit.
+	 */
+	if (!bothy_worker_running(BOTHY_WORKER_FANOUT))
+	{
+		fall_back_to_notify();
+		return;
+	}
+	bytes = lay_out_entries();
+	if (bothy_queue_reserve(bytes))
+		reserved_bytes = bytes;
+	else
+		fall_back_to_notify();
+}
+
 static void
 stage_xact_callback(XactEvent event, void *arg)
 {
@@ -131,14 +159,7 @@ stage_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 			if (staged != NIL)
-			{
-				uint32		bytes = lay_out_entries();
-
-				if (bothy_queue_reserve(bytes))
-					reserved_bytes = bytes;
-				else
-					fall_back_to_notify();
-			}
+				queue_or_notify();
 			break;
 		case XACT_EVENT_COMMIT:
 			if (reserved_bytes > 0)

@@ -1,9 +1,11 @@
 """The fan-out path: signals staged by committed transactions reach a real
 LISTEN connection through the fan-out worker, in commit order, never after a
-rollback; a full queue falls back to NOTIFY; a killed worker comes back."""
+rollback; a full queue falls back to NOTIFY, and so does a producer that
+finds no fan-out worker running; a killed worker comes back."""
 import json
 import os
 import signal
+import time
 
 import psycopg2
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from conftest import Instance, Listener, new_id, poll_until
 
 PUBLISH = "SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))"
+FALLBACK = "SELECT value FROM bothy.metrics() WHERE metric = 'signals_fallback' AND label = 'terminal.host_close'"
 
 
 def host_close(host):
@@ -50,8 +53,7 @@ def test_commit_order_across_transactions(small_queue, listener_of):
 
 def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listener_of):
     listener = listener_of(small_queue)
-    fallback = "SELECT value FROM bothy.metrics() WHERE metric = 'signals_fallback' AND label = 'terminal.host_close'"
-    fallback_before = small_queue.query(fallback)[0][0]
+    fallback_before = small_queue.query(FALLBACK)[0][0]
     pid = worker_pid(small_queue)
     os.kill(pid, signal.SIGSTOP)                # the worker stops draining the queue
     try:
@@ -67,7 +69,60 @@ def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listen
     while len(received) < len(hosts):
         received.add(json.loads(listener.next(timeout=20))["host_id"])
     assert received == set(hosts)
-    assert small_queue.query(fallback)[0][0] > fallback_before     # counted, never silent
+    assert small_queue.query(FALLBACK)[0][0] > fallback_before     # counted, never silent
+
+
+def postmaster_pid(inst):
+    with open(os.path.join(inst.dir, "data", "postmaster.pid")) as f:
+        return int(f.readline())
+
+
+def test_a_signal_committed_while_no_worker_runs_is_sent_by_its_producer(small_queue, listener_of):
+    """The worker is gone and the postmaster, stopped, cannot start another:
+    a queued signal would wait for it; the producer's NOTIFY sends it now."""
+    listener = listener_of(small_queue)
+    producer = small_queue.connect()            # opened while the postmaster answers
+    fallback_before = small_queue.query(FALLBACK)[0][0]
+    before = worker_pid(small_queue)
+    small_queue.query("SELECT pg_terminate_backend(%s)", before)
+    poll_until(lambda: worker_pid(small_queue) is None, timeout=10, what="the worker's exit")
+    postmaster = postmaster_pid(small_queue)
+    os.kill(postmaster, signal.SIGSTOP)
+    try:
+        host = new_id()
+        producer.cursor().execute(PUBLISH, (host,))
+        assert listener.next(timeout=5) == host_close(host)
+    finally:
+        os.kill(postmaster, signal.SIGCONT)
+    producer.close()
+    assert small_queue.query(FALLBACK)[0][0] == fallback_before + 1
+    poll_until(lambda: worker_pid(small_queue) not in (None, before), timeout=10,
+               what="a new fan-out worker")
+    host = new_id()                             # and the queue serves again
+    small_queue.query(PUBLISH, host)
+    assert listener.next() == host_close(host)
+    assert small_queue.query(FALLBACK)[0][0] == fallback_before + 1
+
+
+def test_the_first_signals_of_a_new_database_are_not_held_for_the_worker():
+    """At a server's start the worker fails until bothy.database exists and
+    is tried again a second later; signals of a database created meanwhile
+    (pg-temp creates it at once) went out only then, 0.6 to 0.75 s late."""
+    inst = Instance("fresh", [])
+    inst.start()
+    try:
+        listener = Listener(inst)
+        producer = inst.connect()
+        for _ in range(5):
+            host = new_id()
+            started = time.monotonic()
+            producer.cursor().execute(PUBLISH, (host,))
+            assert listener.next(timeout=5) == host_close(host)
+            assert time.monotonic() - started < 0.3
+        producer.close()
+        listener.close()
+    finally:
+        inst.close()
 
 
 def test_a_killed_worker_comes_back_and_the_cluster_keeps_working(small_queue, listener_of):
