@@ -6,9 +6,11 @@
 #   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
 
 GATEWAY_CC      ?= cc
-# Every C file of src/gateway/ but the crypto ones (crypto.mk lists those).
-GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c))
-GATEWAY_HDRS     = $(wildcard src/gateway/*.h src/common/*.h)
+# Every C file of src/gateway/ and its rooms but the crypto ones (crypto.mk
+# lists those).
+GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c))
+GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/common/*.h)
+GATEWAY_ROOMS    = -iquote src/gateway/core -iquote src/gateway/keys -iquote src/gateway/clients
 GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
 GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
@@ -16,13 +18,13 @@ GATEWAY_LWS_CFLAGS := $(shell pkg-config --cflags libwebsockets jansson)
 GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson)
 # -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>
 GATEWAY_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
-                   -Wimplicit-fallthrough=3 -iquote src/common -iquote src/gateway \
+                   -Wimplicit-fallthrough=3 -iquote src/common $(GATEWAY_ROOMS) \
                    -I$(GATEWAY_PG_INC) $(GATEWAY_LWS_CFLAGS)
 GATEWAY_LIBS     = $(GATEWAY_LWS_LIBS) -L$(GATEWAY_PG_LIB) -lpq $(GATEWAY_CRYPTO_LIBS)
 
 # The pure parts, with the sanitizers of the top Makefile's UNIT_CFLAGS.
 GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
-                   -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
+                   -Wimplicit-fallthrough=3 -O1 -g -iquote src/common $(GATEWAY_ROOMS) \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
@@ -33,27 +35,27 @@ $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
 	    $(COMMON_SRCS) $(GATEWAY_LIBS)
 
-test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/config.c \
-        src/gateway/config.h src/gateway/log.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/config.c
+test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
+        src/gateway/core/config.h src/gateway/core/log.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c
 
-test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/protocol.c \
-        src/gateway/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< src/gateway/protocol.c \
+test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
+        src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< src/gateway/clients/protocol.c \
 	    $(COMMON_SRCS) -ljansson
 
-test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/sendq.c \
-        src/gateway/sendq.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/sendq.c
+test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/sendq.c \
+        src/gateway/core/sendq.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/sendq.c
 
-test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/uuidset.c \
-        src/gateway/uuidset.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/uuidset.c
+test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
+        src/gateway/core/uuidset.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c
 
-test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/events.c \
-        src/gateway/events.h src/gateway/uuidlist.c src/gateway/uuidlist.h $(COMMON_SRCS) \
+test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/clients/events.c \
+        src/gateway/clients/events.h src/gateway/core/uuidlist.c src/gateway/core/uuidlist.h $(COMMON_SRCS) \
         test/unit/unit.h test/unit/gateway/unit_json.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/events.c src/gateway/uuidlist.c \
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/clients/events.c src/gateway/core/uuidlist.c \
 	    $(COMMON_SRCS) -ljansson
 
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)

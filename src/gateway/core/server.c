@@ -27,7 +27,7 @@
 #include "presence.h"
 #include "rest.h"
 #include "runs.h"
-#include "route_gateway.h"
+#include "clients.h"
 #include "server.h"
 
 /* Before bothy.settings() is read: the reconnect delay of the pool. */

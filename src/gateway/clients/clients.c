@@ -16,7 +16,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "rest.h"
-#include "route_gateway.h"
+#include "clients.h"
 #include "runs.h"
 #include "signal.h"
 #include "stream.h"
