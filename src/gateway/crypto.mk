@@ -1,6 +1,8 @@
 # src/gateway/crypto.mk: the key store, the tokens and their command line
-# (docs/tokens.md), linked into bothy-gateway by gateway.mk, and the unit
-# tests of the token format.  Ed25519 comes from libsodium.
+# (docs/tokens.md, src/gateway/keys/), linked into bothy-gateway by
+# gateway.mk, and the unit tests of the token format.  Ed25519 comes from
+# libsodium.  keys/node_keys.c, the serving node's use of the store, is one
+# of the daemon's ordinary sources.
 
 GATEWAY_CRYPTO_SRCS = $(addprefix src/gateway/keys/, keystore.c token.c base64url.c cli_keys.c)
 GATEWAY_CRYPTO_LIBS = -lsodium

@@ -1,14 +1,14 @@
 /*
- * agent_events.c
+ * clients/agent_events.c
  *		Reading an agent's events for its holder (see agent_events.h).
  */
 #include <limits.h>
 #include <stdio.h>
 
-#include "agent_events.h"
-#include "config.h"
-#include "log.h"
-#include "node.h"
+#include "clients/agent_events.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/node.h"
 
 static const char sql_events[] =
 "SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "

@@ -1,5 +1,5 @@
 /*
- * agent_events.h
+ * clients/agent_events.h
  *		Reading an agent's events for its holder (bothy.agent_events_after),
  *		shared by the consumer connection's stream (stream.c) and the REST
  *		poll (rest.c): one statement, one way to read its rows.
@@ -12,7 +12,7 @@
 
 #include <libpq-fe.h>
 
-#include "db.h"
+#include "core/db.h"
 #include "uuid.h"
 
 /* bothy.agent_events_after's most events in one call. */

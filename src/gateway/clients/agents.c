@@ -1,8 +1,8 @@
 /*
- * agents.c
+ * clients/agents.c
  *		Agent presence as this node sees it (see agents.h).
  *
- * The memory is the agent's connection itself (conn.h: agent_state,
+ * The memory is the agent's connection itself (client.h: agent_state,
  * seen_ms, persisted_ms, announced): a node holds one ready consumer
  * connection per agent at most for long (a second one fences the first),
  * so there is no table of agents to keep in step with the connections.
@@ -10,22 +10,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agents.h"
-#include "db.h"
-#include "deliver.h"
-#include "events.h"
-#include "hub.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "publish.h"
+#include "clients/agents.h"
+#include "clients/deliver.h"
+#include "clients/events.h"
+#include "clients/hub.h"
+#include "clients/stats.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/publish.h"
 
 static const char sql_persist[] =
 "SELECT bothy.agent_heartbeat_persist($1::uuid, $2::uuid, "
 "to_timestamp($3::double precision / 1000), $4)";
 
 static bothy_agent_state
-state_of(const gw_conn *c)
+state_of(const gw_client *c)
 {
 	return c->agent_state == GW_AGENT_BUSY ? BOTHY_AGENT_BUSY : BOTHY_AGENT_ONLINE;
 }
@@ -33,7 +33,7 @@ state_of(const gw_conn *c)
 static void
 persisted(void *arg, gw_db_result result, const PGresult *res)
 {
-	gw_conn    *c = arg;
+	gw_client  *c = arg;
 	bool		stored;
 
 	c->persist = NULL;
@@ -41,16 +41,16 @@ persisted(void *arg, gw_db_result result, const PGresult *res)
 	{
 		/* the next tick tries again (one store in flight at most) */
 		c->persisted_ms = 0;
-		gw_stats.heartbeat_persist_failures++;
+		gw_clients_stats.heartbeat_persist_failures++;
 		return;
 	}
 	/* false: a newer heartbeat of another node is stored; nothing to do */
 	if (gw_db_bool(res, &stored) && stored)
-		gw_stats.heartbeats_persisted++;
+		gw_clients_stats.heartbeats_persisted++;
 }
 
 static void
-persist(gw_conn *c)
+persist(gw_client *c)
 {
 	char		agent[BOTHY_UUID_STRLEN + 1],
 				at[24];
@@ -68,7 +68,7 @@ persist(gw_conn *c)
 
 /* Deliver here first, then tell the other nodes (D-M7-17-5). */
 static void
-announce(gw_conn *c)
+announce(gw_client *c)
 {
 	bothy_signal sig;
 	gw_text		ev;
@@ -79,7 +79,7 @@ announce(gw_conn *c)
 	sig.agent = c->principal;
 	sig.state = state_of(c);
 	c->announced = true;
-	gw_stats.agent_presence_announced++;
+	gw_clients_stats.agent_presence_announced++;
 	if (gw_event_agent_presence(&ev, &sig))
 	{
 		gw_deliver_to_all_persons(GW_EV_AGENT_PRESENCE, &ev);
@@ -89,7 +89,7 @@ announce(gw_conn *c)
 }
 
 void
-gw_agents_ready(gw_conn *c)
+gw_agents_ready(gw_client *c)
 {
 	c->agent_state = GW_AGENT_ONLINE;
 	c->seen_ms = gw_now_ms();
@@ -99,7 +99,7 @@ gw_agents_ready(gw_conn *c)
 }
 
 void
-gw_agents_message(gw_conn *c, const gw_msg *m)
+gw_agents_message(gw_client *c, const gw_msg *m)
 {
 	bool		changed = m->op == GW_OP_HEARTBEAT && m->has_state &&
 		m->state != (gw_agent_state) c->agent_state;
@@ -117,7 +117,7 @@ gw_agents_message(gw_conn *c, const gw_msg *m)
 }
 
 void
-gw_agents_tick(gw_conn *c)
+gw_agents_tick(gw_client *c)
 {
 	if (c->seen_ms > c->persisted_ms &&
 		gw_now_ms() - c->persisted_ms >= gw.cluster.agent_heartbeat_persist_interval)
@@ -125,7 +125,7 @@ gw_agents_tick(gw_conn *c)
 }
 
 void
-gw_agents_closed(gw_conn *c)
+gw_agents_closed(gw_client *c)
 {
 	if (c->persist != NULL)
 	{
@@ -135,11 +135,11 @@ gw_agents_closed(gw_conn *c)
 }
 
 static void
-forget_announcement(gw_conn *c, void *arg)
+forget_announcement(gw_client *c, void *arg)
 {
 	(void) arg;
 	/* offline for the cluster: this connection's next message takes it over again */
-	if (c->kind == GW_CONN_AGENT && c->state == GW_CS_READY)
+	if (c->kind == GW_CONN_AGENT && c->conn.state == GW_CS_READY)
 		c->announced = false;
 }
 
@@ -149,7 +149,7 @@ gw_agents_signal(const bothy_signal *sig)
 	gw_text		ev;
 
 	if (sig->state == BOTHY_AGENT_OFFLINE)
-		gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, &sig->agent, forget_announcement, NULL);
+		gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, &sig->agent, forget_announcement, NULL);
 	if (!gw_event_agent_presence(&ev, sig))
 		return;
 	gw_deliver_to_all_persons(GW_EV_AGENT_PRESENCE, &ev);
@@ -164,11 +164,11 @@ typedef struct local_agent
 } local_agent;
 
 static void
-visit_local(gw_conn *c, void *arg)
+visit_local(gw_client *c, void *arg)
 {
 	local_agent *l = arg;
 
-	if (c->kind != GW_CONN_AGENT || c->state != GW_CS_READY || !c->announced)
+	if (c->kind != GW_CONN_AGENT || c->conn.state != GW_CS_READY || !c->announced)
 		return;
 	if (!l->found || c->seen_ms > l->seen_ms)
 	{
@@ -183,7 +183,7 @@ gw_agents_local(const bothy_uuid *agent, bothy_agent_state *state, int64_t *seen
 {
 	local_agent l = {false, BOTHY_AGENT_OFFLINE, 0};
 
-	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, agent, visit_local, &l);
+	gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, agent, visit_local, &l);
 	*state = l.state;
 	*seen_ms = l.seen_ms;
 	return l.found;

@@ -1,5 +1,5 @@
 /*
- * agents.h
+ * clients/agents.h
  *		Agent presence (D-M7-17-10, with DESIGN.md's change: offline is
  *		decided once for the cluster by the database's maintenance worker).
  *
@@ -18,21 +18,21 @@
 
 #include <stdint.h>
 
-#include "conn.h"
-#include "protocol.h"
+#include "clients/client.h"
+#include "clients/protocol.h"
 #include "signal.h"
 
 /* An agent connection became ready: a takeover. */
-void		gw_agents_ready(gw_conn *c);
+void		gw_agents_ready(gw_client *c);
 
 /* A message from a ready agent connection (m: a heartbeat may carry a state). */
-void		gw_agents_message(gw_conn *c, const gw_msg *m);
+void		gw_agents_message(gw_client *c, const gw_msg *m);
 
 /* The sweep: stores the newest heartbeat when the persist interval passed. */
-void		gw_agents_tick(gw_conn *c);
+void		gw_agents_tick(gw_client *c);
 
 /* The connection closes: its running store finishes unseen. */
-void		gw_agents_closed(gw_conn *c);
+void		gw_agents_closed(gw_client *c);
 
 /* gateway.agent_presence of another node or of the database. */
 void		gw_agents_signal(const bothy_signal *sig);

@@ -1,16 +1,16 @@
 /*
- * audience.c
+ * clients/audience.c
  *		The audience of a thread, asked of the seam (see audience.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "audience.h"
-#include "uuidlist.h"
-#include "db.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
+#include "clients/audience.h"
+#include "clients/stats.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/uuidlist.h"
 
 struct gw_audience_call
 {
@@ -46,7 +46,7 @@ answered(void *arg, gw_db_result result, const PGresult *res)
 			gw_log(GW_LOG_ERROR, "thread audience answer not understood");
 	}
 	else
-		gw_stats.audience_failures++;
+		gw_clients_stats.audience_failures++;
 	a->cb(a->arg, ok, has_place ? &place : NULL, admitted, n);
 	free(admitted);
 	free(a);
@@ -77,7 +77,7 @@ gw_audience_ask(const bothy_uuid *thread, const bothy_uuid *persons, size_t n,
 		free(a);
 		return NULL;
 	}
-	gw_stats.audience_queries++;
+	gw_clients_stats.audience_queries++;
 	return a;
 }
 

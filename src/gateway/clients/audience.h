@@ -1,5 +1,5 @@
 /*
- * audience.h
+ * clients/audience.h
  *		Who may see a thread: one asynchronous database call that asks the
  *		seam (bothy.thread_place and bothy.thread_audience) about a list of
  *		persons, at every delivery (D-M7-17-5: a person removed from a place

@@ -1,5 +1,5 @@
 /*
- * autocomplete.c
+ * clients/autocomplete.c
  *		Autocomplete between a person and an agent on one node (see
  *		autocomplete.h).
  *
@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autocomplete.h"
-#include "deliver.h"
-#include "events.h"
-#include "hub.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
+#include "clients/autocomplete.h"
+#include "clients/deliver.h"
+#include "clients/events.h"
+#include "clients/hub.h"
+#include "clients/stats.h"
+#include "core/log.h"
+#include "core/node.h"
 
 #define AUTOCOMPLETE_MAX_WAITING 10000
 #define AUTOCOMPLETE_PER_CONNECTION 4	/* one person cannot crowd out the others */
@@ -40,15 +40,15 @@ typedef struct find_conn
 {
 	const bothy_uuid *bind;		/* NULL: any */
 	gw_conn_kind kind;
-	gw_conn    *found;
+	gw_client  *found;
 } find_conn;
 
 static void
-visit_find(gw_conn *c, void *arg)
+visit_find(gw_client *c, void *arg)
 {
 	find_conn  *f = arg;
 
-	if (c->state != GW_CS_READY || c->kind != f->kind)
+	if (c->conn.state != GW_CS_READY || c->kind != f->kind)
 		return;
 	if (f->bind != NULL ? bothy_uuid_compare(&c->bind, f->bind) == 0
 		: (f->found == NULL || bothy_uuid_compare(&c->bind, &f->found->bind) > 0))
@@ -56,17 +56,17 @@ visit_find(gw_conn *c, void *arg)
 }
 
 /* A ready connection of index key (and bind, when given). */
-static gw_conn *
+static gw_client *
 find(gw_hub_index index, const bothy_uuid *key, const bothy_uuid *bind, gw_conn_kind kind)
 {
 	find_conn	f = {bind, kind, NULL};
 
-	gw_hub_each(&gw.hub, index, key, visit_find, &f);
+	gw_hub_each(&gw_clients_hub, index, key, visit_find, &f);
 	return f.found;
 }
 
 static void
-answer(gw_conn *person, const char *ref, const char *items)
+answer(gw_client *person, const char *ref, const char *items)
 {
 	gw_text		msg;
 
@@ -74,17 +74,17 @@ answer(gw_conn *person, const char *ref, const char *items)
 		return;
 	if (gw_encode_autocomplete_items(&msg, ref, items))
 	{
-		gw_conn_send(person, msg.data, msg.len);
+		gw_conn_send(&person->conn, msg.data, msg.len);
 		gw_text_free(&msg);
 	}
 	else
-		gw_conn_close(person, GW_CLOSE_INTERNAL, "internal error");
+		gw_conn_close(&person->conn, GW_CLOSE_INTERNAL, "internal error");
 }
 
 static void
 finish(waiting *w, const char *items)
 {
-	gw_conn    *person = find(GW_HUB_SESSION, &w->person_session, &w->person_bind, GW_CONN_PERSON);
+	gw_client  *person = find(GW_HUB_SESSION, &w->person_session, &w->person_bind, GW_CONN_PERSON);
 
 	if (person != NULL && person->autocompleting > 0)
 		person->autocompleting--;
@@ -97,14 +97,14 @@ finish(waiting *w, const char *items)
 static void
 deadline_cb(lws_sorted_usec_list_t *sul)
 {
-	gw_stats.autocomplete_timeouts++;
+	gw_clients_stats.autocomplete_timeouts++;
 	finish(lws_container_of(sul, waiting, sul), "[]");
 }
 
 void
-gw_autocomplete_request(gw_conn *person, const gw_msg *m)
+gw_autocomplete_request(gw_client *person, const gw_msg *m)
 {
-	gw_conn    *agent = find(GW_HUB_PRINCIPAL, &m->agent, NULL, GW_CONN_AGENT);
+	gw_client  *agent = find(GW_HUB_PRINCIPAL, &m->agent, NULL, GW_CONN_AGENT);
 	waiting    *w;
 	gw_text		ev;
 
@@ -112,7 +112,7 @@ gw_autocomplete_request(gw_conn *person, const gw_msg *m)
 		person->autocompleting >= AUTOCOMPLETE_PER_CONNECTION ||
 		(w = calloc(1, sizeof(*w))) == NULL)
 	{
-		gw_stats.autocomplete_empty++;
+		gw_clients_stats.autocomplete_empty++;
 		answer(person, m->ref, "[]");
 		return;
 	}
@@ -131,13 +131,13 @@ gw_autocomplete_request(gw_conn *person, const gw_msg *m)
 	person->autocompleting++;
 	lws_sul_schedule(gw.context, 0, &w->sul, deadline_cb,
 					 (lws_usec_t) gw.opt.autocomplete_timeout_ms * LWS_US_PER_MS);
-	gw_stats.autocomplete_forwarded++;
+	gw_clients_stats.autocomplete_forwarded++;
 	gw_deliver_to_conn(GW_EV_AUTOCOMPLETE, &ev, agent);
 	gw_text_free(&ev);
 }
 
 void
-gw_autocomplete_answer(gw_conn *agent, const gw_msg *m)
+gw_autocomplete_answer(gw_client *agent, const gw_msg *m)
 {
 	lws_dll2_t *d;
 
@@ -150,12 +150,12 @@ gw_autocomplete_answer(gw_conn *agent, const gw_msg *m)
 		/* only the consumer it was sent to answers it */
 		if (bothy_uuid_compare(&w->agent_bind, &agent->bind) != 0)
 			break;
-		gw_stats.autocomplete_answered++;
+		gw_clients_stats.autocomplete_answered++;
 		finish(w, m->items);
 		return;
 	}
 	/* late (the deadline answered already) or not this consumer's */
-	gw_stats.autocomplete_late++;
+	gw_clients_stats.autocomplete_late++;
 }
 
 void

@@ -1,5 +1,5 @@
 /*
- * autocomplete.h
+ * clients/autocomplete.h
  *		Autocomplete stays on its node (D-M7-17-5): a person's request goes
  *		to the agent's consumer connection on the same node as
  *		command.autocomplete_requested, and the consumer's
@@ -12,14 +12,14 @@
 #ifndef BOTHY_GATEWAY_AUTOCOMPLETE_H
 #define BOTHY_GATEWAY_AUTOCOMPLETE_H
 
-#include "conn.h"
-#include "protocol.h"
+#include "clients/client.h"
+#include "clients/protocol.h"
 
 /* {"op":"autocomplete",...} of a ready person connection. */
-void		gw_autocomplete_request(gw_conn *person, const gw_msg *m);
+void		gw_autocomplete_request(gw_client *person, const gw_msg *m);
 
 /* {"op":"autocomplete_answer",...} of a ready agent connection. */
-void		gw_autocomplete_answer(gw_conn *agent, const gw_msg *m);
+void		gw_autocomplete_answer(gw_client *agent, const gw_msg *m);
 
 /* The node stops: every request waiting is dropped. */
 void		gw_autocomplete_stop(void);

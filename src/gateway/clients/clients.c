@@ -1,26 +1,90 @@
 /*
- * route_gateway.c
- *		The gateway route (see route_gateway.h).
+ * clients/clients.c
+ *		The gateway route's registration (see clients.h): what the core
+ *		calls at each step, handed to the modules of this room.
  *
- * Device replacement and consumer fencing go to fence.c; each ephemeral
- * event kind to the module that rebuilds it for this node's connections
- * (D-M7-17-5); appended agent events to the stream of the consumer and to
- * REST polls waiting here.  The terminal kinds decode here too (one codec)
- * but belong to the terminal route, which registers on the listener
- * beside this one.
+ * A connection's messages go to session.c; device replacement and
+ * consumer fencing to fence.c; each ephemeral event kind to the module
+ * that rebuilds it for this node's connections (D-M7-17-5); appended
+ * agent events to the stream of the consumer and to REST polls waiting
+ * here.
  */
-#include "agents.h"
-#include "fence.h"
-#include "hints.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "rest.h"
-#include "clients.h"
-#include "runs.h"
+#include "clients/agents.h"
+#include "clients/autocomplete.h"
+#include "clients/client.h"
+#include "clients/clients.h"
+#include "clients/fence.h"
+#include "clients/hints.h"
+#include "clients/hub.h"
+#include "clients/presence.h"
+#include "clients/rest.h"
+#include "clients/runs.h"
+#include "clients/session.h"
+#include "clients/stats.h"
+#include "clients/stream.h"
+#include "clients/typing.h"
+#include "core/log.h"
+#include "core/node.h"
 #include "signal.h"
-#include "stream.h"
-#include "typing.h"
+
+/* --- /gateway ------------------------------------------------------------- */
+
+static void
+ws_established(gw_conn *conn)
+{
+	gw_client  *c = gw_client_of(conn);
+
+	c->kind = c->counted = GW_CONN_UNIDENTIFIED;
+	gw_clients_stats.connections[c->counted]++;
+	gw_session_opened(c);
+}
+
+static void
+ws_message(gw_conn *conn, const char *msg, size_t len, bool binary)
+{
+	(void) binary;				/* text only: the core refuses binary frames */
+	gw_session_message(gw_client_of(conn), msg, len);
+}
+
+static void
+ws_tick(gw_conn *conn, int64_t now)
+{
+	gw_session_tick(gw_client_of(conn), now);
+}
+
+static void
+ws_closed(gw_conn *conn)
+{
+	gw_client  *c = gw_client_of(conn);
+
+	gw_session_closed(c);
+	gw_clients_stats.connections[c->counted]--;
+	gw_hub_unindex_conn(&gw_clients_hub, c);
+}
+
+const gw_ws_endpoint gw_clients_ws = {
+	.path = "/gateway",
+	.conn_size = sizeof(gw_client),
+	.established = ws_established,
+	.message = ws_message,
+	.tick = ws_tick,
+	.closed = ws_closed,
+};
+
+static const gw_ws_endpoint *const endpoints[] = {&gw_clients_ws, NULL};
+
+/* --- /v1/ ------------------------------------------------------------------ */
+
+static const gw_http_route rest = {
+	.prefix = "/v1/",
+	.request = gw_rest_request,
+	.writeable = gw_rest_writeable,
+	.closed = gw_rest_closed,
+};
+
+static const gw_http_route *const http_routes[] = {&rest, NULL};
+
+/* --- the listener ----------------------------------------------------------- */
 
 static bool
 is_gateway_kind(bothy_kind kind)
@@ -60,40 +124,15 @@ deliver(const bothy_signal *sig)
 	}
 }
 
-static void
-on_payload(void *ctx, const char *payload, size_t len)
+static bool
+on_signal(const bothy_signal *sig)
 {
-	bothy_signal sig;
-	bothy_decode_error err;
-
-	(void) ctx;
-	switch (bothy_signal_decode(payload, len, &sig, &err))
-	{
-		case BOTHY_DECODE_MALFORMED:
-			gw_stats.signals_dropped[err.reason]++;
-			gw_logf(GW_LOG_WARN, "signal dropped as malformed", "reason=%s",
-					bothy_reason_code(err.reason));
-			return;
-		case BOTHY_DECODE_IGNORED:
-			gw_stats.signals_ignored++;
-			return;
-		case BOTHY_DECODE_OK:
-			break;
-	}
-	if (!is_gateway_kind(sig.kind))
-	{
-		/* the terminal route's: counted, decoded already, not ours to act on */
-		gw_stats.signals_received[sig.kind]++;
-		return;
-	}
-	if (bothy_uuid_compare(&sig.node, &gw.id) == 0)
-	{
-		/* delivered locally before it was sent (D-M7-17-1) */
-		gw_stats.signals_own++;
-		return;
-	}
-	gw_stats.signals_received[sig.kind]++;
-	deliver(&sig);
+	if (!is_gateway_kind(sig->kind))
+		return false;			/* the terminal route's: not ours to act on */
+	if (bothy_uuid_compare(&sig->node, &gw.id) == 0)
+		return true;			/* delivered locally before it was sent (D-M7-17-1) */
+	deliver(sig);
+	return false;
 }
 
 /*
@@ -104,13 +143,59 @@ on_payload(void *ctx, const char *payload, size_t len)
  * lost (D-M7-17-5).
  */
 static void
-reconcile(void *ctx)
+reconcile(void)
 {
-	(void) ctx;
 	gw_log(GW_LOG_INFO, "gateway route reconciling");
 	gw_fence_reconcile();
 	gw_stream_reconcile();
 	gw_rest_reconcile();
 }
 
-const gw_route gw_route_gateway = {"gateway", on_payload, reconcile, NULL};
+/* --- start and stop ---------------------------------------------------------- */
+
+/*
+ * No client connection is left: the presence writer stops (its last
+ * flush done) and every REST call has its headers out.
+ */
+static bool
+drained(void)
+{
+	return gw_presence_stop() && gw_rest_pending() == 0;
+}
+
+/* The pool is about to go with its calls: no connection may cancel one later. */
+static void
+forget_call(gw_client *c, void *arg)
+{
+	(void) arg;
+	c->call = NULL;
+	c->persist = NULL;
+	c->fetch = NULL;
+}
+
+static void
+forget(void)
+{
+	gw_runs_stop();
+	gw_autocomplete_stop();
+	gw_hub_each_conn(&gw_clients_hub, forget_call, NULL);
+	gw_rest_forget_calls();
+}
+
+static const int close_codes[] = GW_CLIENT_CLOSE_CODES;
+
+const gw_route gw_clients_route = {
+	.name = "gateway",
+	.ws = endpoints,
+	.http = http_routes,
+	.signal = on_signal,
+	.reconcile = reconcile,
+	.close_codes = close_codes,
+	.nclose_codes = sizeof(close_codes) / sizeof(close_codes[0]),
+	.metrics = gw_clients_metrics_write,
+	.status = gw_clients_status,
+	.start = gw_presence_start,
+	.stopping = gw_rest_stop,
+	.drained = drained,
+	.forget = forget,
+};

@@ -1,16 +1,22 @@
 /*
- * route_gateway.h
- *		The gateway's route on the shared listener: decodes every payload
- *		with the common codec, ignores this node's own signals and kinds of
- *		other routes, counts what it received by kind and what it dropped as
- *		malformed by reason.
+ * clients/clients.h
+ *		The gateway route: people's devices and agent consumers, client
+ *		protocol v1 at /gateway and its REST calls under /v1/.  One
+ *		gw_route (core/route.h), which main.c registers.
+ *
+ * On the shared listener it takes the gateway kinds (the codec decoded
+ * them once for every route), ignores this node's own signals and leaves
+ * the terminal kinds to their route.
  */
-#ifndef BOTHY_GATEWAY_ROUTE_GATEWAY_H
-#define BOTHY_GATEWAY_ROUTE_GATEWAY_H
+#ifndef BOTHY_GATEWAY_CLIENTS_H
+#define BOTHY_GATEWAY_CLIENTS_H
 
-#include "listener.h"
+#include "core/route.h"
 
-/* The route's table entry (ctx unused: the node is global). */
-extern const gw_route gw_route_gateway;
+/* The route's registration. */
+extern const gw_route gw_clients_route;
 
-#endif							/* BOTHY_GATEWAY_ROUTE_GATEWAY_H */
+/* Its WebSocket path, /gateway: the core lists its connections (hub.c). */
+extern const gw_ws_endpoint gw_clients_ws;
+
+#endif							/* BOTHY_GATEWAY_CLIENTS_H */

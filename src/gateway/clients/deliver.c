@@ -1,37 +1,37 @@
 /*
- * deliver.c
+ * clients/deliver.c
  *		Queueing an encoded event on this node's connections (see deliver.h).
  */
 #include <stdlib.h>
 
-#include "deliver.h"
-#include "hub.h"
-#include "metrics.h"
-#include "node.h"
+#include "clients/deliver.h"
+#include "clients/hub.h"
+#include "clients/stats.h"
+#include "core/node.h"
 
 void
-gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_conn *c)
+gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c)
 {
-	gw_conn_send(c, ev->data, ev->len);
-	gw_stats.events_delivered[type]++;
+	gw_conn_send(&c->conn, ev->data, ev->len);
+	gw_clients_stats.events_delivered[type]++;
 }
 
 typedef struct to_person
 {
 	gw_event_type type;
 	const gw_text *ev;
-	const gw_conn *except;
+	const gw_client *except;
 	size_t		reached;
 } to_person;
 
 static bool
-is_ready_person(const gw_conn *c)
+is_ready_person(const gw_client *c)
 {
-	return c->state == GW_CS_READY && c->kind == GW_CONN_PERSON;
+	return c->conn.state == GW_CS_READY && c->kind == GW_CONN_PERSON;
 }
 
 static void
-visit_person(gw_conn *c, void *arg)
+visit_person(gw_client *c, void *arg)
 {
 	to_person  *t = arg;
 
@@ -43,13 +43,13 @@ visit_person(gw_conn *c, void *arg)
 
 size_t
 gw_deliver_to_persons(gw_event_type type, const gw_text *ev, const bothy_uuid *persons,
-					  size_t n, const gw_conn *except)
+					  size_t n, const gw_client *except)
 {
 	to_person	t = {type, ev, except, 0};
 	size_t		i;
 
 	for (i = 0; i < n; i++)
-		gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, &persons[i], visit_person, &t);
+		gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, &persons[i], visit_person, &t);
 	return t.reached;
 }
 
@@ -58,7 +58,7 @@ gw_deliver_to_all_persons(gw_event_type type, const gw_text *ev)
 {
 	to_person	t = {type, ev, NULL, 0};
 
-	gw_hub_each_conn(&gw.hub, visit_person, &t);
+	gw_hub_each_conn(&gw_clients_hub, visit_person, &t);
 	return t.reached;
 }
 
@@ -98,7 +98,7 @@ gw_local_persons(bothy_uuid **persons, size_t *n)
 {
 	person_list l = {NULL, 0, 0, false};
 
-	gw_hub_each_key(&gw.hub, GW_HUB_PRINCIPAL, is_ready_person, add_person, &l);
+	gw_hub_each_key(&gw_clients_hub, GW_HUB_PRINCIPAL, is_ready_person, add_person, &l);
 	if (l.failed)
 	{
 		free(l.items);
@@ -116,11 +116,11 @@ typedef struct find_principal
 } find_principal;
 
 static void
-visit_find(gw_conn *c, void *arg)
+visit_find(gw_client *c, void *arg)
 {
 	find_principal *f = arg;
 
-	if (c->state == GW_CS_READY && c->kind == f->kind)
+	if (c->conn.state == GW_CS_READY && c->kind == f->kind)
 		f->found = true;
 }
 
@@ -129,6 +129,6 @@ gw_has_local_principal(const bothy_uuid *principal, gw_conn_kind kind)
 {
 	find_principal f = {kind, false};
 
-	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, principal, visit_find, &f);
+	gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, principal, visit_find, &f);
 	return f.found;
 }

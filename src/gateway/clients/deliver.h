@@ -1,5 +1,5 @@
 /*
- * deliver.h
+ * clients/deliver.h
  *		Handing one encoded event to this node's connections: to the ready
  *		person connections of given persons, to every ready person
  *		connection, and the list of the distinct persons connected here
@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "conn.h"
-#include "events.h"
+#include "clients/client.h"
+#include "clients/events.h"
 #include "uuid.h"
 
 /*
@@ -23,13 +23,13 @@
  * connection except (may be NULL).  Returns the connections reached.
  */
 size_t		gw_deliver_to_persons(gw_event_type type, const gw_text *ev,
-								  const bothy_uuid *persons, size_t n, const gw_conn *except);
+								  const bothy_uuid *persons, size_t n, const gw_client *except);
 
 /* Queues ev on every ready person connection of this node. */
 size_t		gw_deliver_to_all_persons(gw_event_type type, const gw_text *ev);
 
 /* Queues ev on one connection (counted like the others). */
-void		gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_conn *c);
+void		gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c);
 
 /*
  * The distinct persons with a ready connection here, as a malloc'd array

@@ -1,5 +1,5 @@
 /*
- * events.c
+ * clients/events.c
  *		Encoders of the events a node sends (see events.h).
  *
  * Built with jansson so that every text that did not come from us (a run
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "events.h"
+#include "clients/events.h"
 
 void
 gw_text_free(gw_text *t)

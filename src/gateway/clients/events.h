@@ -1,5 +1,5 @@
 /*
- * events.h
+ * clients/events.h
  *		The events a node sends to its clients ({"op":"event","type":...,
  *		"data":{...}}, docs/protocol.md): their encoders, and the delivery of
  *		one encoded event to a set of local connections.

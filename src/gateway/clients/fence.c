@@ -1,5 +1,5 @@
 /*
- * fence.c
+ * clients/fence.c
  *		Device replacement and consumer fencing (see fence.h).
  *
  * Bind IDs are UUIDv7s made by the database (bothy.device_bind), so they
@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fence.h"
-#include "hub.h"
-#include "log.h"
-#include "node.h"
-#include "rest.h"
-#include "session.h"
+#include "clients/fence.h"
+#include "clients/hub.h"
+#include "clients/rest.h"
+#include "clients/session.h"
+#include "clients/stats.h"
+#include "core/log.h"
+#include "core/node.h"
 
 /* Devices read back per call of the reconciliation. */
 #define RECONCILE_BATCH 500
@@ -25,12 +26,12 @@ typedef struct device_bound
 {
 	const bothy_uuid *session;
 	const bothy_uuid *bind;
-	const gw_conn *except;
+	const gw_client *except;
 	bool		newer_here;
 } device_bound;
 
 static void
-visit_device(gw_conn *c, void *arg)
+visit_device(gw_client *c, void *arg)
 {
 	device_bound *b = arg;
 	int			order;
@@ -40,60 +41,60 @@ visit_device(gw_conn *c, void *arg)
 	 * leaves the old connection of the session stale, and one device has
 	 * one connection (04 6.1).
 	 */
-	if (c == b->except || c->kind != GW_CONN_PERSON || c->state == GW_CS_CLOSING)
+	if (c == b->except || c->kind != GW_CONN_PERSON || c->conn.state == GW_CS_CLOSING)
 		return;
 	order = bothy_uuid_compare(&c->bind, b->bind);
-	if (c->state == GW_CS_IDENTIFYING)
+	if (c->conn.state == GW_CS_IDENTIFYING)
 	{
 		/* c->bind holds the newest binding seen while identify runs */
 		if (order < 0)
 			c->bind = *b->bind;
 		return;
 	}
-	if (c->state != GW_CS_READY)
+	if (c->conn.state != GW_CS_READY)
 		return;
 	if (order < 0)
-		gw_conn_close(c, GW_CLOSE_TAKEN, "device taken elsewhere");
+		gw_conn_close(&c->conn, GW_CLOSE_TAKEN, "device taken elsewhere");
 	else if (order > 0)
 		b->newer_here = true;
 }
 
 bool
 gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
-				const bothy_uuid *bind, const gw_conn *except)
+				const bothy_uuid *bind, const gw_client *except)
 {
 	device_bound b = {session, bind, except, false};
 
-	gw_hub_each(&gw.hub, GW_HUB_DEVICE, device, visit_device, &b);
+	gw_hub_each(&gw_clients_hub, GW_HUB_DEVICE, device, visit_device, &b);
 	return !b.newer_here;
 }
 
 typedef struct consumer_taken
 {
 	const bothy_uuid *holder;
-	const gw_conn *except;
+	const gw_client *except;
 } consumer_taken;
 
 static void
-visit_consumer(gw_conn *c, void *arg)
+visit_consumer(gw_client *c, void *arg)
 {
 	consumer_taken *t = arg;
 
-	if (c == t->except || c->kind != GW_CONN_AGENT || c->state == GW_CS_CLOSING ||
+	if (c == t->except || c->kind != GW_CONN_AGENT || c->conn.state == GW_CS_CLOSING ||
 		bothy_uuid_compare(&c->bind, t->holder) == 0)
 		return;
-	if (c->state == GW_CS_IDENTIFYING)
+	if (c->conn.state == GW_CS_IDENTIFYING)
 		c->save_at_ready = true;
-	else if (c->state == GW_CS_READY)
+	else if (c->conn.state == GW_CS_READY)
 		gw_session_save_now(c);
 }
 
 void
-gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder, const gw_conn *except)
+gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder, const gw_client *except)
 {
 	consumer_taken t = {holder, except};
 
-	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, agent, visit_consumer, &t);
+	gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, agent, visit_consumer, &t);
 	/* a REST poll waiting here under another holder is fenced too */
 	gw_rest_fenced(agent, holder);
 }
@@ -197,11 +198,11 @@ submit_batch(void)
 }
 
 static void
-collect(gw_conn *c, void *arg)
+collect(gw_client *c, void *arg)
 {
 	size_t	   *cap = arg;
 
-	if (c->state != GW_CS_READY)
+	if (c->conn.state != GW_CS_READY)
 		return;
 	if (c->kind == GW_CONN_AGENT)
 	{
@@ -233,6 +234,6 @@ gw_fence_reconcile(void)
 	free(rec.devices);
 	memset(&rec, 0, sizeof(rec));
 	rec.devices = malloc(cap * sizeof(*rec.devices));
-	gw_hub_each_conn(&gw.hub, collect, &cap);
+	gw_hub_each_conn(&gw_clients_hub, collect, &cap);
 	submit_batch();
 }

@@ -1,12 +1,12 @@
 /*
- * fence.h
+ * clients/fence.h
  *		Who keeps a connection when another binding appears, on this node
  *		or on another: device replacement (D-M7-17-3, close 4017) and
  *		consumer fencing (D-M7-17-4, close 4015).
  *
  * The same decision serves a binding made here (session.c, at ready: this
  * node's own signals are not delivered back to it) and a signal of another
- * node (route_gateway.c), and after a lost listener the reconciliation
+ * node (clients.c), and after a lost listener the reconciliation
  * asks the database what the signals would have said.
  */
 #ifndef BOTHY_GATEWAY_FENCE_H
@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "conn.h"
+#include "clients/client.h"
 #include "uuid.h"
 
 /*
@@ -27,7 +27,7 @@
  * connection here holds a newer binding of the device.
  */
 bool		gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
-							const bothy_uuid *bind, const gw_conn *except);
+							const bothy_uuid *bind, const gw_client *except);
 
 /*
  * The agent's stream was taken by holder (the nil UUID: released).  A
@@ -39,7 +39,7 @@ bool		gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
  * of the agent waiting here under another holder answers 409.
  */
 void		gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder,
-							  const gw_conn *except);
+							  const gw_client *except);
 
 /*
  * After a lost listener: every agent connection saves at once, and the

@@ -1,5 +1,5 @@
 /*
- * hints.c
+ * clients/hints.c
  *		notification.created from gateway.hint (see hints.h).
  *
  * Every node hears every hint; only the node with a connection of the
@@ -7,11 +7,11 @@
  */
 #include <stdlib.h>
 
-#include "audience.h"
-#include "deliver.h"
-#include "hints.h"
-#include "log.h"
-#include "metrics.h"
+#include "clients/audience.h"
+#include "clients/deliver.h"
+#include "clients/hints.h"
+#include "clients/stats.h"
+#include "core/log.h"
 
 static void
 deliver(const bothy_signal *hint, const bothy_uuid *place)
@@ -32,7 +32,7 @@ admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons,
 	if (ok && n == 1 && bothy_uuid_compare(&persons[0], &hint->recipient) == 0)
 		deliver(hint, place);
 	else if (ok)
-		gw_stats.hints_not_admitted++;
+		gw_clients_stats.hints_not_admitted++;
 	free(hint);
 }
 

@@ -1,5 +1,5 @@
 /*
- * hints.h
+ * clients/hints.h
  *		Notification hints (D-M7-17-5): a gateway.hint from the maintenance
  *		worker becomes notification.created for the recipient's connections
  *		on this node; with a thread, only while the recipient may see it

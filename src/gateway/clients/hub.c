@@ -1,12 +1,15 @@
 /*
- * hub.c
+ * clients/hub.c
  *		The node's connection registry (see hub.h).
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "conn.h"
-#include "hub.h"
+#include "clients/client.h"
+#include "clients/clients.h"
+#include "clients/hub.h"
+
+gw_hub		gw_clients_hub;
 
 static unsigned
 bucket(const bothy_uuid *u)
@@ -31,7 +34,7 @@ table(gw_hub *hub, gw_hub_index index)
 }
 
 static const bothy_uuid *
-key_of(const gw_conn *c, gw_hub_index index)
+key_of(const gw_client *c, gw_hub_index index)
 {
 	switch (index)
 	{
@@ -46,13 +49,7 @@ key_of(const gw_conn *c, gw_hub_index index)
 }
 
 void
-gw_hub_join(gw_hub *hub, gw_conn *c)
-{
-	lws_dll2_add_tail(&c->in_all, &hub->all);
-}
-
-void
-gw_hub_unindex_conn(gw_hub *hub, gw_conn *c)
+gw_hub_unindex_conn(gw_hub *hub, gw_client *c)
 {
 	int			i;
 
@@ -62,14 +59,7 @@ gw_hub_unindex_conn(gw_hub *hub, gw_conn *c)
 }
 
 void
-gw_hub_leave(gw_hub *hub, gw_conn *c)
-{
-	lws_dll2_remove(&c->in_all);
-	gw_hub_unindex_conn(hub, c);
-}
-
-void
-gw_hub_index_conn(gw_hub *hub, gw_conn *c)
+gw_hub_index_conn(gw_hub *hub, gw_client *c)
 {
 	int			i;
 
@@ -82,10 +72,10 @@ gw_hub_index_conn(gw_hub *hub, gw_conn *c)
 	}
 }
 
-static gw_conn *
+static gw_client *
 conn_of(lws_dll2_t *d, gw_hub_index index)
 {
-	return (gw_conn *) ((char *) (d - index) - offsetof(gw_conn, in_index));
+	return (gw_client *) ((char *) (d - index) - offsetof(gw_client, in_index));
 }
 
 void
@@ -98,7 +88,7 @@ gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 
 	for (d = owner->head; d != NULL; d = next)
 	{
-		gw_conn    *c = conn_of(d, index);
+		gw_client  *c = conn_of(d, index);
 
 		next = d->next;
 		if (memcmp(key_of(c, index), key, sizeof(*key)) == 0)
@@ -106,29 +96,47 @@ gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 	}
 }
 
+typedef struct each_arg
+{
+	gw_hub_visit visit;
+	void	   *arg;
+} each_arg;
+
+static void
+visit_client(gw_conn *c, void *arg)
+{
+	each_arg   *e = arg;
+
+	e->visit(gw_client_of(c), e->arg);
+}
+
+/* The core lists the connections of each path: the route's are /gateway's. */
 void
 gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg)
 {
-	lws_dll2_t *d,
-			   *next;
+	each_arg	e = {visit, arg};
 
-	for (d = hub->all.head; d != NULL; d = next)
-	{
-		next = d->next;
-		visit(lws_container_of(d, gw_conn, in_all), arg);
-	}
+	(void) hub;
+	gw_conn_each(&gw_clients_ws, visit_client, &e);
+}
+
+uint32_t
+gw_hub_count(const gw_hub *hub)
+{
+	(void) hub;
+	return gw_conn_count(&gw_clients_ws);
 }
 
 /* Whether a connection before stop in the same bucket has c's key and is admitted. */
 static bool
 seen_before(lws_dll2_owner_t *owner, lws_dll2_t *stop, gw_hub_index index,
-			const gw_conn *c, gw_hub_filter accept)
+			const gw_client *c, gw_hub_filter accept)
 {
 	lws_dll2_t *d;
 
 	for (d = owner->head; d != stop; d = d->next)
 	{
-		const gw_conn *o = conn_of(d, index);
+		const gw_client *o = conn_of(d, index);
 
 		if (memcmp(key_of(o, index), key_of(c, index), sizeof(bothy_uuid)) == 0 && accept(o))
 			return true;
@@ -150,7 +158,7 @@ gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
 
 		for (d = buckets[i].head; d != NULL; d = d->next)
 		{
-			gw_conn    *c = conn_of(d, index);
+			gw_client  *c = conn_of(d, index);
 
 			if (accept(c) && !seen_before(&buckets[i], d, index, c, accept))
 				visit(key_of(c, index), arg);

@@ -1,5 +1,5 @@
 /*
- * presence.c
+ * clients/presence.c
  *		The node's presence writer (see presence.h; D-M7-17-6).
  *
  * What changed is kept as a set of gateway sessions, not of rows: the row
@@ -28,11 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub.h"
-#include "log.h"
-#include "node.h"
-#include "presence.h"
-#include "uuidset.h"
+#include "clients/hub.h"
+#include "clients/presence.h"
+#include "clients/stats.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/uuidset.h"
 
 /* The most sessions (rows and ended) one delta carries. */
 #define DELTA_MAX 10000
@@ -62,15 +63,15 @@ static void flush(void);
 /* --- the rows ---------------------------------------------------------- */
 
 static bool
-is_row(const gw_conn *c)
+is_row(const gw_client *c)
 {
-	return c->presence && c->state == GW_CS_READY && c->kind == GW_CONN_PERSON;
+	return c->presence && c->conn.state == GW_CS_READY && c->kind == GW_CONN_PERSON;
 }
 
 static void
-visit_newest(gw_conn *c, void *arg)
+visit_newest(gw_client *c, void *arg)
 {
-	gw_conn   **newest = arg;
+	gw_client **newest = arg;
 
 	if (is_row(c) &&
 		(*newest == NULL || bothy_uuid_compare(&c->bind, &(*newest)->bind) > 0))
@@ -78,23 +79,23 @@ visit_newest(gw_conn *c, void *arg)
 }
 
 /* The connection whose row the session is, or NULL: the session ended. */
-static gw_conn *
+static gw_client *
 row_of(const bothy_uuid *session)
 {
-	gw_conn    *newest = NULL;
+	gw_client  *newest = NULL;
 
-	gw_hub_each(&gw.hub, GW_HUB_SESSION, session, visit_newest, &newest);
+	gw_hub_each(&gw_clients_hub, GW_HUB_SESSION, session, visit_newest, &newest);
 	return newest;
 }
 
 typedef struct other_counted
 {
-	const gw_conn *except;
+	const gw_client *except;
 	bool		found;
 } other_counted;
 
 static void
-visit_counted(gw_conn *c, void *arg)
+visit_counted(gw_client *c, void *arg)
 {
 	other_counted *o = arg;
 
@@ -104,11 +105,11 @@ visit_counted(gw_conn *c, void *arg)
 
 /* Another connection of c's session is counted in the node's rows. */
 static bool
-session_counted_elsewhere(const gw_conn *c)
+session_counted_elsewhere(const gw_client *c)
 {
 	other_counted o = {c, false};
 
-	gw_hub_each(&gw.hub, GW_HUB_SESSION, &c->session, visit_counted, &o);
+	gw_hub_each(&gw_clients_hub, GW_HUB_SESSION, &c->session, visit_counted, &o);
 	return o.found;
 }
 
@@ -195,7 +196,7 @@ failed(bool full, const char *reason, const PGresult *res)
 {
 	const char *state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-	gw_stats.presence_write_failures++;
+	gw_clients_stats.presence_write_failures++;
 	pw.run_failures++;
 	if (pw.failing)
 		return;
@@ -220,7 +221,7 @@ flush_done(void *arg, gw_db_result result, const PGresult *res)
 	{
 		bool		more = false;
 
-		gw_stats.presence_flushes[full ? 1 : 0]++;
+		gw_clients_stats.presence_flushes[full ? 1 : 0]++;
 		if (pw.failing)
 		{
 			gw_logf(GW_LOG_INFO, "gateway presence written again", "failures=%llu",
@@ -259,7 +260,7 @@ flush_done(void *arg, gw_db_result result, const PGresult *res)
  * On false (not sent) the caller's delta must be handed back.
  */
 static bool
-submit(bool full, gw_conn *const *rows, size_t nrows, const bothy_uuid *ended, size_t nended)
+submit(bool full, gw_client *const *rows, size_t nrows, const bothy_uuid *ended, size_t nended)
 {
 	literal		l[N_LITERALS];
 	const char *params[8];
@@ -280,7 +281,7 @@ submit(bool full, gw_conn *const *rows, size_t nrows, const bothy_uuid *ended, s
 	{
 		for (i = 0; i < nrows; i++)
 		{
-			const gw_conn *c = rows[i];
+			const gw_client *c = rows[i];
 
 			literal_uuid(&l[L_SESSIONS], &c->session);
 			literal_uuid(&l[L_PERSONS], &c->principal);
@@ -317,12 +318,12 @@ submit(bool full, gw_conn *const *rows, size_t nrows, const bothy_uuid *ended, s
 
 typedef struct collected
 {
-	gw_conn   **rows;
+	gw_client **rows;
 	size_t		n;
 } collected;
 
 static void
-collect_row(gw_conn *c, void *arg)
+collect_row(gw_client *c, void *arg)
 {
 	collected  *all = arg;
 
@@ -337,13 +338,13 @@ flush_full(void)
 
 	/* every change so far is in the rows read now */
 	gw_uuidset_clear(&pw.changed);
-	all.rows = malloc((gw.hub.all.count + 1) * sizeof(gw_conn *));
+	all.rows = malloc((gw_hub_count(&gw_clients_hub) + 1) * sizeof(gw_client *));
 	if (all.rows == NULL)
 	{
 		failed(true, "memory", NULL);
 		return;
 	}
-	gw_hub_each_conn(&gw.hub, collect_row, &all);
+	gw_hub_each_conn(&gw_clients_hub, collect_row, &all);
 	submit(true, all.rows, all.n, NULL, 0);
 	free(all.rows);
 }
@@ -353,7 +354,7 @@ flush_delta(void)
 {
 	gw_uuidset	empty = pw.flight;
 	size_t		n = pw.changed.count < DELTA_MAX ? pw.changed.count : DELTA_MAX;
-	gw_conn   **rows = malloc((n + 1) * sizeof(gw_conn *));
+	gw_client **rows = malloc((n + 1) * sizeof(gw_client *));
 	bothy_uuid *ended = malloc((n + 1) * sizeof(bothy_uuid));
 	size_t		nrows = 0,
 				nended = 0,
@@ -372,7 +373,7 @@ flush_delta(void)
 	pw.changed = empty;
 	while (nrows + nended < n && (u = gw_uuidset_next(&pw.flight, &pos)) != NULL)
 	{
-		gw_conn    *c = row_of(u);
+		gw_client  *c = row_of(u);
 
 		if (c != NULL)
 			rows[nrows++] = c;
@@ -445,24 +446,24 @@ gw_presence_stop(void)
 }
 
 void
-gw_presence_changed(gw_conn *c)
+gw_presence_changed(gw_client *c)
 {
 	if (!c->presence)
 	{
 		if (!session_counted_elsewhere(c))
-			gw_stats.presence_rows++;
+			gw_clients_stats.presence_rows++;
 		c->presence = 1;
 	}
 	keep(&c->session);
 }
 
 void
-gw_presence_ended(gw_conn *c)
+gw_presence_ended(gw_client *c)
 {
 	if (!c->presence)
 		return;
 	c->presence = 0;
 	if (!session_counted_elsewhere(c))
-		gw_stats.presence_rows--;
+		gw_clients_stats.presence_rows--;
 	keep(&c->session);
 }

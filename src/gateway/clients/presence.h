@@ -1,5 +1,5 @@
 /*
- * presence.h
+ * clients/presence.h
  *		The node's presence writer (D-M7-17-6): every
  *		bothy.presence_flush_interval one call of bothy.presence_flush with
  *		what changed since the last successful flush (a delta), or every row
@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "conn.h"
+#include "clients/client.h"
 
 /* The node started: the first flush (full) is due now. */
 void		gw_presence_start(void);
@@ -25,9 +25,9 @@ void		gw_presence_start(void);
 bool		gw_presence_stop(void);
 
 /* A person connection became ready, or changed focus or idle. */
-void		gw_presence_changed(gw_conn *c);
+void		gw_presence_changed(gw_client *c);
 
 /* A ready person connection is closing: its row goes at the next flush. */
-void		gw_presence_ended(gw_conn *c);
+void		gw_presence_ended(gw_client *c);
 
 #endif							/* BOTHY_GATEWAY_PRESENCE_H */

@@ -1,5 +1,5 @@
 /*
- * protocol.c
+ * clients/protocol.c
  *		Client protocol v1: strict parsing with jansson, and the encoders.
  *
  * The node's own messages here are formatted with snprintf: every value
@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "protocol.h"
+#include "clients/protocol.h"
 
 typedef struct op_spec
 {

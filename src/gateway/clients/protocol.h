@@ -1,5 +1,5 @@
 /*
- * protocol.h
+ * clients/protocol.h
  *		Client protocol v1 (DESIGN.md, docs/protocol.md): the strict parser
  *		of what a client sends and the encoders of what the node sends.
  *
@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys/token.h"
 #include "uuid.h"
-#include "token.h"
 
 /* Limits of the fields (docs/protocol.md, "Limits"). */
 #define GW_REF_MAX 128			/* autocomplete ref: 1 .. 128 bytes */

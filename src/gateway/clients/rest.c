@@ -1,23 +1,25 @@
 /*
- * rest.c
+ * clients/rest.c
  *		The REST calls under /v1/ (see rest.h): routing, the checks every
  *		call starts with, and writing the answer.
  *
- * A request lives in a gw_rest hung on its connection (c->rest) from the
- * HTTP callback until its answer is written; its database call and its
+ * A request lives in a gw_rest hung on its connection (c->http_call) from
+ * the HTTP callback until its answer is written; its database call and its
  * wait are cancelled if the client goes first.  The answer is written in
- * HTTP_WRITEABLE (the headers, then the body from http.c), never from a
- * database callback directly.  The calls themselves are in rest_poll.c and
- * rest_presence.c.
+ * HTTP_WRITEABLE (the headers, then the body from core/http.c), never from
+ * a database callback directly.  The calls themselves are in rest_poll.c
+ * and rest_presence.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "log.h"
-#include "node.h"
-#include "rest_call.h"
+#include "clients/rest_call.h"
+#include "clients/stats.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "keys/node_keys.h"
 
 /* --- answers ------------------------------------------------------------ */
 
@@ -92,13 +94,13 @@ release(gw_rest *r)
 int
 gw_rest_writeable(struct lws *wsi, gw_conn *c)
 {
-	gw_rest    *r = c->rest;
+	gw_rest    *r = c->http_call;
 	int			status;
 
 	if (r == NULL || !r->answered)
 		return 0;
-	c->rest = NULL;
-	/* headers now, the body at the next writeable (http.c) */
+	c->http_call = NULL;
+	/* headers now, the body at the next writeable (core/http.c) */
 	status = gw_http_respond(wsi, c, r->status, "application/json",
 							 r->body.data != NULL ? r->body.data : "", r->body.len);
 	release(r);
@@ -108,11 +110,11 @@ gw_rest_writeable(struct lws *wsi, gw_conn *c)
 void
 gw_rest_closed(gw_conn *c)
 {
-	gw_rest    *r = c->rest;
+	gw_rest    *r = c->http_call;
 
 	if (r == NULL)
 		return;
-	c->rest = NULL;
+	c->http_call = NULL;
 	gw_rest_unwait(r);
 	if (r->call != NULL)
 		gw_db_cancel(r->call);
@@ -147,7 +149,7 @@ authenticate(gw_rest *r, unsigned accept)
 
 	if (n <= 7 || strncmp(header, "Bearer ", 7) != 0)
 	{
-		gw_stats.tokens_refused++;
+		gw_clients_stats.tokens_refused++;
 		gw_log(GW_LOG_INFO, "REST call refused: no bearer token");
 		return false;
 	}
@@ -155,7 +157,7 @@ authenticate(gw_rest *r, unsigned accept)
 								accept, &t);
 	if (result != BOTHY_TOKEN_OK)
 	{
-		gw_stats.tokens_refused++;
+		gw_clients_stats.tokens_refused++;
 		gw_logf(GW_LOG_INFO, "REST call refused: token", "reason=%s",
 				bothy_token_result_name(result));
 		return false;
@@ -282,7 +284,7 @@ gw_rest_request(struct lws *wsi, gw_conn *c, const char *path)
 	lws_dll2_add_tail(&r->in_calls, &gw_rest_calls);
 	lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REST_CALL_MAX_S(gw.opt.db_timeout_ms));
 	r->c = c;
-	c->rest = r;
+	c->http_call = r;
 	routes[i].handle(r);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * rest.h
+ * clients/rest.h
  *		The node's REST calls under /v1/ (docs/protocol.md, "REST"):
  *
  *		GET /v1/agent/events    the agent event long poll: each call is a
@@ -21,7 +21,7 @@
 
 #include <libwebsockets.h>
 
-#include "conn.h"
+#include "core/conn.h"
 #include "uuid.h"
 
 typedef struct gw_rest gw_rest;

@@ -1,5 +1,5 @@
 /*
- * rest_call.h
+ * clients/rest_call.h
  *		Inside the REST calls (rest.c, rest_poll.c, rest_presence.c): one
  *		call's state, its answers and the checks every call starts with.
  *		Not for other modules: they use rest.h.
@@ -13,12 +13,12 @@
 #include <libpq-fe.h>
 #include <libwebsockets.h>
 
-#include "conn.h"
-#include "db.h"
-#include "events.h"
-#include "metrics.h"
-#include "rest.h"
-#include "token.h"
+#include "clients/events.h"
+#include "clients/rest.h"
+#include "clients/stats.h"
+#include "core/conn.h"
+#include "core/db.h"
+#include "keys/token.h"
 
 /*
  * Agents or persons asked in one call.  lws 4.1 keeps every query argument

@@ -1,5 +1,5 @@
 /*
- * rest_poll.c
+ * clients/rest_poll.c
  *		GET /v1/agent/events: the agent event long poll (see rest.h).
  *
  * Each call is a new holder of the agent's stream with a window of wait_ms
@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent_events.h"
-#include "fence.h"
-#include "log.h"
-#include "node.h"
-#include "rest_call.h"
+#include "clients/agent_events.h"
+#include "clients/fence.h"
+#include "clients/rest_call.h"
+#include "core/log.h"
+#include "core/node.h"
 
 #define POLL_GRACE_MS 5000		/* the window outlives the wait by this */
 #define POLL_WAIT_DEFAULT_MS 25000

@@ -1,5 +1,5 @@
 /*
- * rest_presence.c
+ * clients/rest_presence.c
  *		GET /v1/agents/presence and GET /v1/presence (see rest.h).
  */
 #include <limits.h>
@@ -8,11 +8,11 @@
 
 #include <jansson.h>
 
-#include "agents.h"
-#include "log.h"
-#include "node.h"
-#include "rest_call.h"
-#include "uuidlist.h"
+#include "clients/agents.h"
+#include "clients/rest_call.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/uuidlist.h"
 
 /* 200 with {key: value} (value taken); 503 when it cannot be encoded. */
 static void

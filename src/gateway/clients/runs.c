@@ -1,5 +1,5 @@
 /*
- * runs.c
+ * clients/runs.c
  *		The run coalescer (see runs.h).
  *
  * One entry per run seen recently, in a small hash table: the highest
@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audience.h"
-#include "uuidlist.h"
-#include "db.h"
-#include "deliver.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "runs.h"
+#include "clients/audience.h"
+#include "clients/deliver.h"
+#include "clients/runs.h"
+#include "clients/stats.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/uuidlist.h"
 
 #define RUN_BUCKETS 1024		/* a power of two */
 #define RUN_IDLE_MS 60000		/* an entry this long without a signal goes */
@@ -143,12 +143,12 @@ deliver_snapshot(run_entry *e, const PGresult *res)
 	/* a document no client queue could hold would close every subscriber (4008) */
 	if (ev.len > (size_t) gw.opt.send_queue / 2)
 	{
-		gw_stats.runs_too_large++;
+		gw_clients_stats.runs_too_large++;
 		gw_log(GW_LOG_WARN, "run document too large to deliver");
 	}
 	else
 	{
-		gw_stats.run_snapshots++;
+		gw_clients_stats.run_snapshots++;
 		gw_deliver_to_persons(GW_EV_RUN, &ev, persons, n, NULL);
 	}
 	gw_text_free(&ev);
@@ -167,7 +167,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 	{
 		/* lost, as a lost signal: the next signal of the run reads again */
 		if (result != GW_DB_OK)
-			gw_stats.run_read_failures++;
+			gw_clients_stats.run_read_failures++;
 		e->wanted = e->delivered;
 	}
 	schedule_next(e);
@@ -226,12 +226,12 @@ gw_runs_signal(const bothy_signal *sig)
 	e->last_signal = now;
 	if (sig->version <= e->wanted || sig->version <= e->delivered)
 	{
-		gw_stats.runs_coalesced++;
+		gw_clients_stats.runs_coalesced++;
 		return;
 	}
 	/* a version not yet read: the read of the window's end will carry it */
 	if (e->wanted > e->delivered)
-		gw_stats.runs_coalesced++;
+		gw_clients_stats.runs_coalesced++;
 	e->wanted = sig->version;
 	e->thread = sig->thread;
 	if (e->call != NULL)

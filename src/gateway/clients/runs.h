@@ -1,5 +1,5 @@
 /*
- * runs.h
+ * clients/runs.h
  *		Run updates (D-M7-17-5): the coalescer that turns gateway.run
  *		signals into run.updated snapshots for the persons here who may see
  *		the run's thread.

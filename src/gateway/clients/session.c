@@ -1,5 +1,5 @@
 /*
- * session.c
+ * clients/session.c
  *		Client protocol v1 on one connection (docs/protocol.md).
  *
  * Order of checks for a message: parse strictly (4002), then the state
@@ -15,21 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents.h"
-#include "autocomplete.h"
-#include "fence.h"
-#include "log.h"
-#include "node.h"
-#include "presence.h"
-#include "session.h"
-#include "stream.h"
-#include "token.h"
-#include "typing.h"
+#include "clients/agents.h"
+#include "clients/autocomplete.h"
+#include "clients/fence.h"
+#include "clients/hub.h"
+#include "clients/presence.h"
+#include "clients/session.h"
+#include "clients/stats.h"
+#include "clients/stream.h"
+#include "clients/typing.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "keys/node_keys.h"
+#include "keys/token.h"
 
 /* Large enough for ready with a resume token of BOTHY_TOKEN_MAX. */
 #define OUT_MAX (BOTHY_TOKEN_MAX + 512)
 
-static void start_save(gw_conn *c, int64_t acked, gw_op op);
+static void start_save(gw_client *c, int64_t acked, gw_op op);
 
 /*
  * The quiet deadline: before ready, identify or resume must arrive within
@@ -39,41 +42,41 @@ static void start_save(gw_conn *c, int64_t acked, gw_op op);
  * identify runs there is none: the call's own timeout ends that wait.
  */
 static void
-arm_identify_deadline(gw_conn *c)
+arm_identify_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
 }
 
 static void
-arm_heartbeat_deadline(gw_conn *c)
+arm_heartbeat_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw.opt.heartbeat_ms;
 }
 
 static void
-quiet(gw_conn *c)
+quiet(gw_client *c)
 {
 	c->quiet_until = 0;
-	if (c->state == GW_CS_NEW)
-		gw_conn_close(c, GW_CLOSE_MALFORMED, "no identify in time");
-	else if (c->state == GW_CS_READY)
+	if (c->conn.state == GW_CS_NEW)
+		gw_conn_close(&c->conn, GW_CLOSE_MALFORMED, "no identify in time");
+	else if (c->conn.state == GW_CS_READY)
 	{
-		gw_stats.heartbeats_missed++;
+		gw_clients_stats.heartbeats_missed++;
 		gw_log(GW_LOG_INFO, "client closed: no heartbeat in time");
-		gw_conn_close(c, GW_CLOSE_SILENT, "no heartbeat in time");
+		gw_conn_close(&c->conn, GW_CLOSE_SILENT, "no heartbeat in time");
 	}
 }
 
 void
-gw_session_save_now(gw_conn *c)
+gw_session_save_now(gw_client *c)
 {
 	start_save(c, c->acked, GW_OP_NONE);
 }
 
 void
-gw_session_tick(gw_conn *c, int64_t now)
+gw_session_tick(gw_client *c, int64_t now)
 {
-	if (c->state == GW_CS_READY && c->kind == GW_CONN_AGENT)
+	if (c->conn.state == GW_CS_READY && c->kind == GW_CONN_AGENT)
 	{
 		if (now >= c->renew_at)
 			start_save(c, c->acked, GW_OP_NONE);
@@ -84,13 +87,13 @@ gw_session_tick(gw_conn *c, int64_t now)
 }
 
 void
-gw_session_opened(gw_conn *c)
+gw_session_opened(gw_client *c)
 {
 	arm_identify_deadline(c);
 }
 
 void
-gw_session_closed(gw_conn *c)
+gw_session_closed(gw_client *c)
 {
 	c->quiet_until = 0;
 	/* counted as a person once ready: its presence row goes at the next flush */
@@ -109,24 +112,24 @@ gw_session_closed(gw_conn *c)
 }
 
 static void
-send_error(gw_conn *c, gw_op op, gw_db_result result)
+send_error(gw_client *c, gw_op op, gw_db_result result)
 {
 	char		out[128];
 	int			n = gw_encode_error(out, sizeof(out), op,
 									result == GW_DB_TIMEOUT ? "timeout" : "unavailable");
 
 	if (n > 0)
-		gw_conn_send(c, out, (size_t) n);
+		gw_conn_send(&c->conn, out, (size_t) n);
 }
 
 static void
-send_rejected(gw_conn *c, gw_op op)
+send_rejected(gw_client *c, gw_op op)
 {
 	char		out[128];
 	int			n = gw_encode_error(out, sizeof(out), op, "rejected");
 
 	if (n > 0)
-		gw_conn_send(c, out, (size_t) n);
+		gw_conn_send(&c->conn, out, (size_t) n);
 }
 
 /* The SQLSTATE of a database error: class 22 is the caller's bad argument. */
@@ -140,7 +143,7 @@ is_argument_error(const PGresult *res)
 
 /* ready, after device_bind or consumer_take answered. */
 static void
-send_ready(gw_conn *c)
+send_ready(gw_client *c)
 {
 	bothy_token who;
 	char		resume[BOTHY_TOKEN_MAX + 1];
@@ -162,63 +165,63 @@ send_ready(gw_conn *c)
 								 resume, sizeof(resume)))
 	{
 		gw_log(GW_LOG_ERROR, "resume token could not be signed");
-		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
+		gw_conn_close(&c->conn, GW_CLOSE_INTERNAL, "internal error");
 		return;
 	}
 	n = gw_encode_ready(out, sizeof(out), &c->session, &c->bind, resume, &gw.id,
 						gw.opt.heartbeat_ms, agent, c->acked);
 	if (n < 0)
 	{
-		gw_conn_close(c, GW_CLOSE_INTERNAL, "internal error");
+		gw_conn_close(&c->conn, GW_CLOSE_INTERNAL, "internal error");
 		return;
 	}
 	arm_heartbeat_deadline(c);
-	gw_stats.connections[c->counted]--;
+	gw_clients_stats.connections[c->counted]--;
 	c->counted = c->kind;
-	gw_stats.connections[c->counted]++;
-	c->state = GW_CS_READY;
-	gw_conn_send(c, out, (size_t) n);
+	gw_clients_stats.connections[c->counted]++;
+	c->conn.state = GW_CS_READY;
+	gw_conn_send(&c->conn, out, (size_t) n);
 	if (c->kind == GW_CONN_PERSON)
 		gw_presence_changed(c);
 }
 
 static void
-identify_failed(gw_conn *c)
+identify_failed(gw_client *c)
 {
-	gw_hub_unindex_conn(&gw.hub, c);
-	c->state = GW_CS_NEW;
+	gw_hub_unindex_conn(&gw_clients_hub, c);
+	c->conn.state = GW_CS_NEW;
 	c->kind = GW_CONN_UNIDENTIFIED;
 	arm_identify_deadline(c);
 }
 
 /* device_bind answered bind: ready, unless a newer binding is known (4017). */
 static void
-person_bound(gw_conn *c, const bothy_uuid *bind)
+person_bound(gw_client *c, const bothy_uuid *bind)
 {
 	bool		newest = bothy_uuid_compare(bind, &c->bind) > 0;
 
 	c->bind = *bind;
 	if (!newest || !gw_fence_device(&c->device, &c->session, bind, c))
 	{
-		gw_conn_close(c, GW_CLOSE_TAKEN, "device taken elsewhere");
+		gw_conn_close(&c->conn, GW_CLOSE_TAKEN, "device taken elsewhere");
 		return;
 	}
 	send_ready(c);
 }
 
 static void
-arm_renewal(gw_conn *c)
+arm_renewal(gw_client *c)
 {
 	c->renew_at = gw_mono_ms() + gw.cluster.consumer_lease / 3;
 }
 
 /* consumer_take answered: this session holds the agent's stream. */
 static void
-agent_taken(gw_conn *c, int64_t acked)
+agent_taken(gw_client *c, int64_t acked)
 {
 	c->acked = c->saved_acked = acked;
 	send_ready(c);
-	if (c->state != GW_CS_READY)
+	if (c->conn.state != GW_CS_READY)
 		return;
 	arm_renewal(c);
 	gw_fence_consumer(&c->principal, &c->bind, c);
@@ -235,10 +238,10 @@ agent_taken(gw_conn *c, int64_t acked)
 static void
 identify_done(void *arg, gw_db_result result, const PGresult *res)
 {
-	gw_conn    *c = arg;
+	gw_client  *c = arg;
 
 	c->call = NULL;
-	if (c->state != GW_CS_IDENTIFYING)
+	if (c->conn.state != GW_CS_IDENTIFYING)
 		return;
 	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 	{
@@ -284,7 +287,7 @@ static const char sql_consumer_save[] =
 
 /* identify or resume with a verified token. */
 static void
-bind_session(gw_conn *c, gw_op op, const bothy_token *t)
+bind_session(gw_client *c, gw_op op, const bothy_token *t)
 {
 	char		node[BOTHY_UUID_STRLEN + 1],
 				session[BOTHY_UUID_STRLEN + 1],
@@ -303,7 +306,7 @@ bind_session(gw_conn *c, gw_op op, const bothy_token *t)
 	bothy_uuid_format(&gw.id, node);
 	bothy_uuid_format(&c->session, session);
 	c->call_op = op;
-	c->state = GW_CS_IDENTIFYING;
+	c->conn.state = GW_CS_IDENTIFYING;
 	c->quiet_until = 0;
 	if (agent)
 	{
@@ -317,7 +320,7 @@ bind_session(gw_conn *c, gw_op op, const bothy_token *t)
 		params[1] = node;
 		params[2] = b;
 		c->save_at_ready = false;
-		gw_hub_index_conn(&gw.hub, c);
+		gw_hub_index_conn(&gw_clients_hub, c);
 		c->call = gw_db_submit(gw.db, sql_consumer_take, 3, params, identify_done, c);
 	}
 	else
@@ -332,7 +335,7 @@ bind_session(gw_conn *c, gw_op op, const bothy_token *t)
 		params[1] = session;
 		params[2] = a;
 		params[3] = b;
-		gw_hub_index_conn(&gw.hub, c);
+		gw_hub_index_conn(&gw_clients_hub, c);
 		c->call = gw_db_submit(gw.db, sql_device_bind, 4, params, identify_done, c);
 	}
 	if (c->call == NULL)
@@ -343,7 +346,7 @@ bind_session(gw_conn *c, gw_op op, const bothy_token *t)
 }
 
 static void
-on_identify(gw_conn *c, const gw_msg *m)
+on_identify(gw_client *c, const gw_msg *m)
 {
 	unsigned	accept = m->op == GW_OP_IDENTIFY
 		? (1u << BOTHY_TOKEN_PERSON_DEVICE) | (1u << BOTHY_TOKEN_AGENT)
@@ -354,9 +357,9 @@ on_identify(gw_conn *c, const gw_msg *m)
 	r = bothy_token_verify(gw_keys(), m->token, m->token_len, gw_now_ms() / 1000, accept, &t);
 	if (r != BOTHY_TOKEN_OK)
 	{
-		gw_stats.tokens_refused++;
+		gw_clients_stats.tokens_refused++;
 		gw_logf(GW_LOG_INFO, "token refused", "reason=%s", bothy_token_result_name(r));
-		gw_conn_close(c, GW_CLOSE_TOKEN, "token refused");
+		gw_conn_close(&c->conn, GW_CLOSE_TOKEN, "token refused");
 		return;
 	}
 	bind_session(c, m->op, &t);
@@ -365,11 +368,11 @@ on_identify(gw_conn *c, const gw_msg *m)
 static const char sql_consumer_resume[] =
 "SELECT bothy.consumer_resume($1::uuid, $2::uuid, $3::uuid, $4::bigint)";
 
-static void start_resume(gw_conn *c);
+static void start_resume(gw_client *c);
 
 /* The saves that waited behind the one that just ended. */
 static void
-save_next(gw_conn *c)
+save_next(gw_client *c)
 {
 	if (c->ack_pending)
 	{
@@ -384,7 +387,7 @@ save_next(gw_conn *c)
 
 /* A call of the hold failed (not refused): answered to a client's ack. */
 static void
-save_failed(gw_conn *c, gw_db_result result, const PGresult *res)
+save_failed(gw_client *c, gw_db_result result, const PGresult *res)
 {
 	if (result == GW_DB_ERROR && is_argument_error(res))
 	{
@@ -411,21 +414,21 @@ save_failed(gw_conn *c, gw_db_result result, const PGresult *res)
 static void
 resume_done(void *arg, gw_db_result result, const PGresult *res)
 {
-	gw_conn    *c = arg;
+	gw_client  *c = arg;
 	bool		held;
 
 	c->call = NULL;
-	if (c->state != GW_CS_READY)
+	if (c->conn.state != GW_CS_READY)
 		return;
 	if (result == GW_DB_OK && gw_db_bool(res, &held))
 	{
 		if (!held)
 		{
 			/* another holder has the agent's stream (D-M7-17-4) */
-			gw_conn_close(c, GW_CLOSE_FENCED, "consumer fenced");
+			gw_conn_close(&c->conn, GW_CLOSE_FENCED, "consumer fenced");
 			return;
 		}
-		gw_stats.consumer_resumes++;
+		gw_clients_stats.consumer_resumes++;
 		gw_log(GW_LOG_INFO, "consumer lease lapsed with no takeover, holding again");
 		if (c->saving_acked > c->saved_acked)
 			c->saved_acked = c->saving_acked;
@@ -444,7 +447,7 @@ resume_done(void *arg, gw_db_result result, const PGresult *res)
  * costs a consumer its stream.
  */
 static void
-start_resume(gw_conn *c)
+start_resume(gw_client *c)
 {
 	char		agent[BOTHY_UUID_STRLEN + 1],
 				holder[BOTHY_UUID_STRLEN + 1],
@@ -463,11 +466,11 @@ start_resume(gw_conn *c)
 static void
 save_done(void *arg, gw_db_result result, const PGresult *res)
 {
-	gw_conn    *c = arg;
+	gw_client  *c = arg;
 	bool		held;
 
 	c->call = NULL;
-	if (c->state != GW_CS_READY)
+	if (c->conn.state != GW_CS_READY)
 		return;
 	if (result == GW_DB_OK && gw_db_bool(res, &held))
 	{
@@ -490,7 +493,7 @@ save_done(void *arg, gw_db_result result, const PGresult *res)
  * error) and GW_OP_NONE for the node's own renewals and fencing checks.
  */
 static void
-start_save(gw_conn *c, int64_t acked, gw_op op)
+start_save(gw_client *c, int64_t acked, gw_op op)
 {
 	char		agent[BOTHY_UUID_STRLEN + 1],
 				holder[BOTHY_UUID_STRLEN + 1],
@@ -523,7 +526,7 @@ start_save(gw_conn *c, int64_t acked, gw_op op)
 
 /* Which kind of connection may send op (heartbeat: any; a state: agents only). */
 static bool
-op_allowed(const gw_conn *c, const gw_msg *m)
+op_allowed(const gw_client *c, const gw_msg *m)
 {
 	switch (m->op)
 	{
@@ -547,7 +550,7 @@ op_allowed(const gw_conn *c, const gw_msg *m)
 
 /* One op of a ready connection, allowed for its kind. */
 static void
-on_op(gw_conn *c, const gw_msg *m)
+on_op(gw_client *c, const gw_msg *m)
 {
 	char		out[64];
 	int			n;
@@ -559,7 +562,7 @@ on_op(gw_conn *c, const gw_msg *m)
 		case GW_OP_HEARTBEAT:
 			n = gw_encode_heartbeat_ack(out, sizeof(out));
 			if (n > 0)
-				gw_conn_send(c, out, (size_t) n);
+				gw_conn_send(&c->conn, out, (size_t) n);
 			return;
 		case GW_OP_FOCUS:
 			c->has_focus = m->has_thread;
@@ -591,18 +594,18 @@ on_op(gw_conn *c, const gw_msg *m)
 }
 
 void
-gw_session_message(gw_conn *c, const char *msg, size_t len)
+gw_session_message(gw_client *c, const char *msg, size_t len)
 {
 	gw_msg	   *m;
 	gw_parse_status st;
 
-	if (c->state == GW_CS_CLOSING)
+	if (c->conn.state == GW_CS_CLOSING)
 		return;
 	/* a few kB: off the stack of a callback deep inside lws */
 	m = malloc(sizeof(*m));
 	if (m == NULL)
 	{
-		gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");
+		gw_conn_close(&c->conn, GW_CLOSE_INTERNAL, "out of memory");
 		return;
 	}
 	st = gw_protocol_parse(msg, len, m);
@@ -610,29 +613,29 @@ gw_session_message(gw_conn *c, const char *msg, size_t len)
 	{
 		gw_logf(GW_LOG_INFO, "client closed: malformed message", "reason=%s",
 				gw_parse_status_code(st));
-		gw_conn_close(c, GW_CLOSE_MALFORMED, "malformed message");
+		gw_conn_close(&c->conn, GW_CLOSE_MALFORMED, "malformed message");
 		free(m);
 		return;
 	}
 	if (m->op == GW_OP_IDENTIFY || m->op == GW_OP_RESUME)
 	{
-		if (c->state != GW_CS_NEW)
+		if (c->conn.state != GW_CS_NEW)
 		{
 			gw_log(GW_LOG_INFO, "client closed: identify twice");
-			gw_conn_close(c, GW_CLOSE_MALFORMED, "identify twice");
+			gw_conn_close(&c->conn, GW_CLOSE_MALFORMED, "identify twice");
 		}
 		else
 			on_identify(c, m);
 	}
-	else if (c->state != GW_CS_READY)
+	else if (c->conn.state != GW_CS_READY)
 	{
 		gw_log(GW_LOG_INFO, "client closed: op before ready");
-		gw_conn_close(c, GW_CLOSE_MALFORMED, "identify first");
+		gw_conn_close(&c->conn, GW_CLOSE_MALFORMED, "identify first");
 	}
 	else if (!op_allowed(c, m))
 	{
 		gw_log(GW_LOG_INFO, "client closed: op not for this kind of connection");
-		gw_conn_close(c, GW_CLOSE_MALFORMED,
+		gw_conn_close(&c->conn, GW_CLOSE_MALFORMED,
 					  c->kind == GW_CONN_AGENT ? "op is for persons" : "op is for agents");
 	}
 	else

@@ -1,5 +1,5 @@
 /*
- * stream.c
+ * clients/stream.c
  *		Delivering an agent's events to its consumer (see stream.h).
  *
  * One read in flight per connection; a signal that arrives meanwhile only
@@ -12,34 +12,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agent_events.h"
-#include "config.h"
-#include "db.h"
-#include "deliver.h"
-#include "hub.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "stream.h"
+#include "clients/agent_events.h"
+#include "clients/deliver.h"
+#include "clients/hub.h"
+#include "clients/stats.h"
+#include "clients/stream.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/node.h"
 
 
-static void read_more(gw_conn *c);
+static void read_more(gw_client *c);
 
 static bool
-is_consumer(const gw_conn *c)
+is_consumer(const gw_client *c)
 {
-	return c->kind == GW_CONN_AGENT && c->state == GW_CS_READY;
+	return c->kind == GW_CONN_AGENT && c->conn.state == GW_CS_READY;
 }
 
 /* The events up to here need no delivery: sent, or acknowledged ahead. */
 static int64_t
-done_up_to(const gw_conn *c)
+done_up_to(const gw_client *c)
 {
 	return c->sent > c->acked ? c->sent : c->acked;
 }
 
 static int64_t
-room(const gw_conn *c)
+room(const gw_client *c)
 {
 	int64_t		in_flight = c->sent > c->acked ? c->sent - c->acked : 0;
 
@@ -49,7 +49,7 @@ room(const gw_conn *c)
 static void
 read_done(void *arg, gw_db_result result, const PGresult *res)
 {
-	gw_conn    *c = arg;
+	gw_client  *c = arg;
 	int			i,
 				rows;
 	int			asked = (int) (room(c) < GW_AGENT_EVENTS_MAX ? room(c) : GW_AGENT_EVENTS_MAX);
@@ -60,7 +60,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 	if (result != GW_DB_OK)
 	{
 		/* the next signal, ack or reconciliation reads again */
-		gw_stats.agent_event_read_failures++;
+		gw_clients_stats.agent_event_read_failures++;
 		return;
 	}
 	rows = PQntuples(res);
@@ -81,7 +81,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 		gw_deliver_to_conn(GW_EV_AGENT_EVENT, &ev, c);
 		gw_text_free(&ev);
 		c->sent = row.id;
-		if (c->state != GW_CS_READY)
+		if (c->conn.state != GW_CS_READY)
 			return;				/* the queue overflowed: closing */
 	}
 	/* fewer than asked: everything that exists was read */
@@ -92,7 +92,7 @@ read_done(void *arg, gw_db_result result, const PGresult *res)
 }
 
 static void
-read_more(gw_conn *c)
+read_more(gw_client *c)
 {
 	int64_t		n = room(c);
 
@@ -109,7 +109,7 @@ read_more(gw_conn *c)
 }
 
 void
-gw_stream_ready(gw_conn *c)
+gw_stream_ready(gw_client *c)
 {
 	c->sent = c->acked;
 	c->latest = INT64_MAX;		/* a backlog may wait */
@@ -117,14 +117,14 @@ gw_stream_ready(gw_conn *c)
 }
 
 void
-gw_stream_acked(gw_conn *c)
+gw_stream_acked(gw_client *c)
 {
 	/* an ack ahead of what was sent: what it covers is never sent (done_up_to) */
 	read_more(c);
 }
 
 static void
-visit_signal(gw_conn *c, void *arg)
+visit_signal(gw_client *c, void *arg)
 {
 	int64_t		event = *(const int64_t *) arg;
 
@@ -140,11 +140,11 @@ visit_signal(gw_conn *c, void *arg)
 void
 gw_stream_signal(const bothy_signal *sig)
 {
-	gw_hub_each(&gw.hub, GW_HUB_PRINCIPAL, &sig->agent, visit_signal, (void *) &sig->event);
+	gw_hub_each(&gw_clients_hub, GW_HUB_PRINCIPAL, &sig->agent, visit_signal, (void *) &sig->event);
 }
 
 void
-gw_stream_reconcile_conn(gw_conn *c)
+gw_stream_reconcile_conn(gw_client *c)
 {
 	if (!is_consumer(c))
 		return;
@@ -153,7 +153,7 @@ gw_stream_reconcile_conn(gw_conn *c)
 }
 
 static void
-visit_reconcile(gw_conn *c, void *arg)
+visit_reconcile(gw_client *c, void *arg)
 {
 	(void) arg;
 	gw_stream_reconcile_conn(c);
@@ -162,11 +162,11 @@ visit_reconcile(gw_conn *c, void *arg)
 void
 gw_stream_reconcile(void)
 {
-	gw_hub_each_conn(&gw.hub, visit_reconcile, NULL);
+	gw_hub_each_conn(&gw_clients_hub, visit_reconcile, NULL);
 }
 
 void
-gw_stream_closed(gw_conn *c)
+gw_stream_closed(gw_client *c)
 {
 	if (c->fetch != NULL)
 	{

@@ -1,5 +1,5 @@
 /*
- * typing.c
+ * clients/typing.c
  *		Typing indicators across nodes (see typing.h).
  *
  * The sender is found again by gateway session and bind ID when the
@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audience.h"
-#include "deliver.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "protocol.h"
-#include "publish.h"
-#include "typing.h"
+#include "clients/audience.h"
+#include "clients/deliver.h"
+#include "clients/hub.h"
+#include "clients/protocol.h"
+#include "clients/stats.h"
+#include "clients/typing.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/publish.h"
 
 typedef struct typing
 {
@@ -30,25 +31,25 @@ typedef struct typing
 typedef struct find_sender
 {
 	const typing *t;
-	gw_conn    *found;
+	gw_client  *found;
 } find_sender;
 
 static void
-visit_sender(gw_conn *c, void *arg)
+visit_sender(gw_client *c, void *arg)
 {
 	find_sender *f = arg;
 
-	if (c->state == GW_CS_READY && bothy_uuid_compare(&c->bind, &f->t->bind) == 0)
+	if (c->conn.state == GW_CS_READY && bothy_uuid_compare(&c->bind, &f->t->bind) == 0)
 		f->found = c;
 }
 
 /* The sending connection, if it is still here and ready. */
-static gw_conn *
+static gw_client *
 sender_of(const typing *t)
 {
 	find_sender f = {t, NULL};
 
-	gw_hub_each(&gw.hub, GW_HUB_SESSION, &t->session, visit_sender, &f);
+	gw_hub_each(&gw_clients_hub, GW_HUB_SESSION, &t->session, visit_sender, &f);
 	return f.found;
 }
 
@@ -64,20 +65,20 @@ contains(const bothy_uuid *ids, size_t n, const bothy_uuid *id)
 }
 
 static void
-reject(gw_conn *sender)
+reject(gw_client *sender)
 {
 	char		out[128];
 	int			n = gw_encode_error(out, sizeof(out), GW_OP_TYPING, "rejected");
 
 	if (sender != NULL && n > 0)
-		gw_conn_send(sender, out, (size_t) n);
+		gw_conn_send(&sender->conn, out, (size_t) n);
 }
 
 static void
 admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons, size_t n)
 {
 	typing	   *t = arg;
-	gw_conn    *sender = t->local ? sender_of(t) : NULL;
+	gw_client  *sender = t->local ? sender_of(t) : NULL;
 	gw_text		ev;
 
 	if (!ok)
@@ -88,7 +89,7 @@ admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons,
 	/* every node checks the sender: the signal left before the sender's node knew */
 	if (!contains(persons, n, &t->principal))
 	{
-		gw_stats.typing_rejected++;
+		gw_clients_stats.typing_rejected++;
 		if (t->local)
 			reject(sender);
 		free(t);
@@ -161,7 +162,7 @@ publish(const bothy_uuid *thread, const bothy_uuid *principal)
  * threads (each op costs every node a database call) is held to that.
  */
 static bool
-passes_limit(gw_conn *c, const bothy_uuid *thread, int64_t now)
+passes_limit(gw_client *c, const bothy_uuid *thread, int64_t now)
 {
 	int			i,
 				slot = 0;
@@ -185,14 +186,14 @@ passes_limit(gw_conn *c, const bothy_uuid *thread, int64_t now)
 }
 
 void
-gw_typing_op(gw_conn *c, const bothy_uuid *thread)
+gw_typing_op(gw_client *c, const bothy_uuid *thread)
 {
 	int64_t		now = gw_mono_ms();
 	typing	   *t;
 
 	if (!passes_limit(c, thread, now))
 	{
-		gw_stats.typing_dropped++;
+		gw_clients_stats.typing_dropped++;
 		return;
 	}
 	/*

@@ -1,5 +1,5 @@
 /*
- * typing.h
+ * clients/typing.h
  *		Typing indicators (D-M7-17-5): a person's typing op is signalled at
  *		once (gateway.typing, multi mode) and delivered to the persons here
  *		who may see the thread; another node's signal is rebuilt there into
@@ -10,7 +10,7 @@
 #ifndef BOTHY_GATEWAY_TYPING_H
 #define BOTHY_GATEWAY_TYPING_H
 
-#include "conn.h"
+#include "clients/client.h"
 #include "signal.h"
 
 /*
@@ -20,7 +20,7 @@
  * {"op":"error","request":"typing","code":"rejected"}, and no node
  * delivers it.
  */
-void		gw_typing_op(gw_conn *c, const bothy_uuid *thread);
+void		gw_typing_op(gw_client *c, const bothy_uuid *thread);
 
 /* gateway.typing of another node. */
 void		gw_typing_signal(const bothy_signal *sig);

@@ -1,5 +1,5 @@
 /*
- * config.c
+ * core/config.c
  *		Options of `bothy-gateway serve` and the cluster settings checks.
  *
  * Options follow ttyd's getopt_long table, but each number is parsed
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "config.h"
+#include "core/config.h"
 
 const char	gw_serve_usage[] =
 "usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n"

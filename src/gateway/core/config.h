@@ -1,5 +1,5 @@
 /*
- * config.h
+ * core/config.h
  *		The node's own options (command line and environment) and the
  *		cluster settings it reads from bothy.settings().
  *
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "core/log.h"
 
 typedef struct gw_options
 {

@@ -1,9 +1,10 @@
 /*
- * conn.c
- *		The gateway protocol's transport: upgrade filter, reassembly of
- *		fragmented messages, the bounded send queue written only in
- *		SERVER_WRITEABLE, and closing with a code.  What a message means
- *		is session.c's; HTTP requests on the same vhost go to http.c.
+ * core/conn.c
+ *		The WebSocket transport of every route: the upgrade filter that
+ *		picks the route's endpoint by path, reassembly of fragmented
+ *		messages, the bounded send queue written only in SERVER_WRITEABLE,
+ *		and closing with a code.  What a message means is the route's
+ *		(its gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
  *
  * Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one message per
  * callback, so libwebsockets never buffers more than one partial message
@@ -12,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "http.h"
-#include "log.h"
-#include "node.h"
-#include "server.h"
-#include "session.h"
+#include "core/conn.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "core/node.h"
+#include "core/server.h"
 
 /* How long a decided close may wait for the client to take the frame. */
 #define CLOSE_GRACE_S 2
@@ -25,9 +26,9 @@
 void
 gw_conn_close(gw_conn *c, int code, const char *reason)
 {
-	if (c->state == GW_CS_CLOSING)
+	if (c->state == GW_CONN_CLOSING)
 		return;
-	c->state = GW_CS_CLOSING;
+	c->state = GW_CONN_CLOSING;
 	c->close_code = (uint16_t) code;
 	gw_metrics_close(code);
 	/* nothing queued goes out after the decision to close */
@@ -73,6 +74,56 @@ output_waits(gw_conn *c)
 	return gw_sendq_front(&c->sendq) != NULL || lws_partial_buffered(c->wsi);
 }
 
+/* The open connections of each endpoint, by the endpoint's index. */
+static lws_dll2_owner_t conns[GW_MAX_WS_ENDPOINTS];
+
+static const gw_ws_endpoint *
+endpoint_of(const gw_conn *c)
+{
+	return gw_route_ws_at(c->endpoint);
+}
+
+static void
+each_of(int index, gw_conn_visit visit, void *arg)
+{
+	lws_dll2_t *d,
+			   *next;
+
+	for (d = conns[index].head; d != NULL; d = next)
+	{
+		next = d->next;
+		visit(lws_container_of(d, gw_conn, in_endpoint), arg);
+	}
+}
+
+void
+gw_conn_each(const gw_ws_endpoint *ep, gw_conn_visit visit, void *arg)
+{
+	int			i;
+
+	for (i = 0; i < gw_route_ws_count(); i++)
+		if (ep == NULL || gw_route_ws_at(i) == ep)
+			each_of(i, visit, arg);
+}
+
+uint32_t
+gw_conn_count(const gw_ws_endpoint *ep)
+{
+	uint32_t	n = 0;
+	int			i;
+
+	for (i = 0; i < gw_route_ws_count(); i++)
+		if (ep == NULL || gw_route_ws_at(i) == ep)
+			n += conns[i].count;
+	return n;
+}
+
+uint32_t
+gw_conn_total(void)
+{
+	return gw_conn_count(NULL);
+}
+
 static lws_sorted_usec_list_t sul_sweep;
 
 static void
@@ -80,14 +131,15 @@ sweep_conn(gw_conn *c, void *arg)
 {
 	int64_t		now = *(const int64_t *) arg;
 
-	if (c->state == GW_CS_CLOSING)
+	if (c->state == GW_CONN_CLOSING)
 		return;
 	if (c->stall_until != 0 && now >= c->stall_until && output_waits(c))
 	{
 		too_slow(c);
 		return;
 	}
-	gw_session_tick(c, now);
+	if (endpoint_of(c)->tick != NULL)
+		endpoint_of(c)->tick(c, now);
 }
 
 static void
@@ -95,7 +147,7 @@ sweep_cb(lws_sorted_usec_list_t *sul)
 {
 	int64_t		now = gw_mono_ms();
 
-	gw_hub_each_conn(&gw.hub, sweep_conn, &now);
+	gw_conn_each(NULL, sweep_conn, &now);
 	lws_sul_schedule(gw.context, 0, sul, sweep_cb, (lws_usec_t) GW_SWEEP_MS * LWS_US_PER_MS);
 }
 
@@ -116,7 +168,7 @@ gw_conn_send(gw_conn *c, const char *msg, size_t len)
 {
 	bool		was_empty = gw_sendq_front(&c->sendq) == NULL;
 
-	if (c->state == GW_CS_CLOSING)
+	if (c->state == GW_CONN_CLOSING)
 		return;
 	switch (gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue))
 	{
@@ -140,7 +192,7 @@ writeable(gw_conn *c)
 {
 	gw_sendq_msg *m;
 
-	if (c->state == GW_CS_CLOSING)
+	if (c->state == GW_CONN_CLOSING)
 		return -1;				/* lws sends the close frame set by lws_close_reason */
 	m = gw_sendq_front(&c->sendq);
 	if (m == NULL)
@@ -176,12 +228,14 @@ drop_rx(gw_conn *c)
 static void
 receive(gw_conn *c, const char *in, size_t len)
 {
+	const gw_ws_endpoint *ep = endpoint_of(c);
 	bool		final = lws_is_final_fragment(c->wsi);
+	bool		binary = lws_frame_is_binary(c->wsi);
 	size_t		max = (size_t) gw.opt.max_message;
 
-	if (c->state == GW_CS_CLOSING)
+	if (c->state == GW_CONN_CLOSING)
 		return;
-	if (lws_frame_is_binary(c->wsi))
+	if (binary && !ep->binary)
 	{
 		drop_rx(c);
 		gw_conn_close(c, GW_CLOSE_MALFORMED, "binary frame");
@@ -195,7 +249,7 @@ receive(gw_conn *c, const char *in, size_t len)
 			return;
 		}
 		gw_stats.frames_in++;
-		gw_session_message(c, in, len);
+		ep->message(c, in, len, binary);
 		return;
 	}
 	if (c->rx_len + len > max)
@@ -225,24 +279,32 @@ receive(gw_conn *c, const char *in, size_t len)
 
 		c->rx = NULL;
 		c->rx_len = 0;
-		gw_session_message(c, msg, n);
+		ep->message(c, msg, n, binary);
 		free(msg);
 	}
 }
 
-/* Only /gateway upgrades, only on a started node that is not stopping. */
+/*
+ * Only a registered route's path upgrades, only on a started node that is
+ * not stopping.  The per-session data is fresh here (lws zeroes it, but a
+ * keep-alive connection brings its HTTP state): zeroed again, it keeps
+ * only the endpoint's index until ESTABLISHED.
+ */
 static int
-filter(struct lws *wsi)
+filter(struct lws *wsi, gw_conn *c)
 {
-	char		uri[64];
+	char		uri[128];
 	int			n = lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
+	int			index;
 
-	if (n <= 0 || strcmp(uri, "/gateway") != 0)
+	if (n <= 0 || gw_route_ws_find(uri, &index) == NULL)
 		return 1;
 	if (!gw.started || gw.stopping)
 		return 1;
-	if (gw.hub.all.count >= (uint32_t) gw.opt.max_connections)
+	if (gw_conn_total() >= (uint32_t) gw.opt.max_connections)
 		return 1;
+	memset(c, 0, gw_route_conn_size());
+	c->endpoint = (uint8_t) index;
 	return 0;
 }
 
@@ -255,14 +317,12 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	switch (reason)
 	{
 		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-			return filter(wsi);
+			return filter(wsi, c);
 		case LWS_CALLBACK_ESTABLISHED:
-			memset(c, 0, sizeof(*c));
 			c->wsi = wsi;
-			c->kind = c->counted = GW_CONN_UNIDENTIFIED;
-			gw_stats.connections[c->counted]++;
-			gw_hub_join(&gw.hub, c);
-			gw_session_opened(c);
+			lws_dll2_add_tail(&c->in_endpoint, &conns[c->endpoint]);
+			if (endpoint_of(c)->established != NULL)
+				endpoint_of(c)->established(c);
 			return 0;
 		case LWS_CALLBACK_RECEIVE:
 			receive(c, in, len);
@@ -270,20 +330,20 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 		case LWS_CALLBACK_SERVER_WRITEABLE:
 			return writeable(c);
 		case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-			if (c->state != GW_CS_CLOSING)
+			if (c->state != GW_CONN_CLOSING)
 			{
 				const unsigned char *p = in;
 
-				c->state = GW_CS_CLOSING;
+				c->state = GW_CONN_CLOSING;
 				gw_metrics_close(len >= 2 ? (p[0] << 8 | p[1]) : 1005);
 			}
 			return 0;
 		case LWS_CALLBACK_CLOSED:
-			if (c->state != GW_CS_CLOSING)
+			if (c->state != GW_CONN_CLOSING)
 				gw_metrics_close(1006);
-			gw_session_closed(c);
-			gw_stats.connections[c->counted]--;
-			gw_hub_leave(&gw.hub, c);
+			if (endpoint_of(c)->closed != NULL)
+				endpoint_of(c)->closed(c);
+			lws_dll2_remove(&c->in_endpoint);
 			gw_sendq_clear(&c->sendq);
 			drop_rx(c);
 			c->wsi = NULL;

@@ -1,5 +1,5 @@
 /*
- * db.c
+ * core/db.c
  *		The asynchronous query pool (see db.h).
  *
  * Each slot runs one call at a time with PQsendQueryParams (text params,
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "log.h"
-#include "pgconn.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/pgconn.h"
 
 typedef struct db_slot
 {

@@ -1,5 +1,5 @@
 /*
- * db.h
+ * core/db.h
  *		The query pool: a few asynchronous libpq connections on the loop
  *		and one FIFO of calls, each with a deadline (--db-timeout) that
  *		covers its wait in the queue and its run.
@@ -16,7 +16,7 @@
 #include <libpq-fe.h>
 #include <libwebsockets.h>
 
-#include "metrics.h"
+#include "core/metrics.h"
 
 #define GW_DB_MAX_PARAMS 8
 #define GW_DB_MAX_QUEUE 100000	/* calls waiting at once; more are refused */

@@ -1,12 +1,14 @@
 /*
- * http.c
+ * core/http.c
  *		The operations endpoints (docs/gateway.md):
  *		  /healthz  200 while the process serves
  *		  /readyz   200 when started, not stopping and a query connection is
  *		            open; the listener is a soft dependency (the rulings):
  *		            reported in the body, never a reason for 503
  *		  /metrics  Prometheus text format
- *		  /v1/...   the REST calls (rest.c)
+ *		  the page's files and /status.json (web.c)
+ *		  and every other path to the route that registered the longest
+ *		  prefix of it (route.h: the gateway route's REST calls under /v1/)
  *
  * The body is built whole when the request arrives (into the connection's
  * rx buffer, with LWS_PRE headroom) and written in HTTP_WRITEABLE.
@@ -15,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "metrics.h"
-#include "node.h"
-#include "rest.h"
-#include "web.h"
+#include "core/http.h"
+#include "core/metrics.h"
+#include "core/node.h"
+#include "core/route.h"
+#include "core/web.h"
 
 bool
 gw_http_keep_body(gw_conn *c, const char *body, size_t len)
@@ -119,8 +121,9 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 		free(text);
 		return r;
 	}
-	if (strncmp(uri, "/v1/", 4) == 0)
-		return gw_rest_request(wsi, c, uri);
+	c->http = gw_route_http_find(uri);
+	if (c->http != NULL)
+		return c->http->request(wsi, c, uri);
 	return gw_http_respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
 }
 
@@ -135,8 +138,8 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 int
 gw_http_writeable(struct lws *wsi, gw_conn *c)
 {
-	if (c->rest != NULL)
-		return gw_rest_writeable(wsi, c);
+	if (c->http_call != NULL)
+		return c->http->writeable(wsi, c);
 	if (!c->body_owed)
 		return -1;
 	if (!c->body_last)
@@ -170,7 +173,8 @@ gw_http_closed(gw_conn *c)
 {
 	if (c != NULL)
 	{
-		gw_rest_closed(c);
+		if (c->http != NULL && c->http->closed != NULL)
+			c->http->closed(c);
 		body_settled(c);
 	}
 }

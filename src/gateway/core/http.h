@@ -1,18 +1,20 @@
 /*
- * http.h
- *		/healthz, /readyz and /metrics on the listen port of /gateway (the
- *		same vhost, HTTP of the gateway protocol's callback).
+ * core/http.h
+ *		HTTP on the listen port (the one vhost, HTTP of conn.c's callback):
+ *		/healthz, /readyz and /metrics, the page's files (web.c), and every
+ *		other path to the route that registered its prefix (route.h); and
+ *		the writing of an answer, for the core and the routes alike.
  */
 #ifndef BOTHY_GATEWAY_HTTP_H
 #define BOTHY_GATEWAY_HTTP_H
 
 #include <libwebsockets.h>
 
-#include "conn.h"
+#include "core/conn.h"
 
 /*
- * The most one send() of the gateway protocol carries (its tx_packet_size,
- * server.c), and the piece of an HTTP body written per writeable.  Without
+ * The most one send() of the listen port's protocol carries (its
+ * tx_packet_size, server.c), and the piece of an HTTP body written per writeable.  Without
  * it lws would cap every send() at the protocol's receive buffer (512
  * bytes) and keep the rest of any longer message for later turns.
  */
@@ -45,10 +47,10 @@ void		gw_http_owe_body(struct lws *wsi, gw_conn *c);
  */
 int			gw_http_bodies_owed(void);
 
-/* LWS_CALLBACK_HTTP_WRITEABLE: the body (or a REST answer's headers first). */
+/* LWS_CALLBACK_HTTP_WRITEABLE: the body (or a route's answer, c->http_call, first). */
 int			gw_http_writeable(struct lws *wsi, gw_conn *c);
 
-/* LWS_CALLBACK_CLOSED_HTTP: frees the body. */
+/* LWS_CALLBACK_CLOSED_HTTP: the route's call is cancelled, the body freed. */
 void		gw_http_closed(gw_conn *c);
 
 #endif							/* BOTHY_GATEWAY_HTTP_H */

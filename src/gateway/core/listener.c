@@ -1,5 +1,5 @@
 /*
- * listener.c
+ * core/listener.c
  *		The shared listener (see listener.h).
  *
  * LISTEN is sent on every new connection; the connection counts as up
@@ -11,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "listener.h"
-#include "log.h"
-#include "metrics.h"
-#include "pgconn.h"
+#include "core/listener.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "core/pgconn.h"
+#include "core/route.h"
+#include "signal.h"
 
 struct gw_listener
 {
 	gw_pgconn	pc;
-	gw_route	routes[GW_LISTENER_MAX_ROUTES];
-	int			nroutes;
 	bool		listening;		/* LISTEN's result was ok on this connection */
 	bool		lost;			/* a loss since the last LISTEN: reconcile next */
 	const char *conninfo;
@@ -61,12 +61,47 @@ listen_done(gw_listener *l, bool ok)
 	l->lost = false;
 	gw_stats.listener_reconnects++;
 	gw_log(GW_LOG_INFO, "listener connection restored");
-	for (i = 0; i < l->nroutes; i++)
-		if (l->routes[i].reconcile != NULL)
+	for (i = 0; i < gw_route_count(); i++)
+		if (gw_route_at(i)->reconcile != NULL)
 		{
 			gw_stats.route_reconciles++;
-			l->routes[i].reconcile(l->routes[i].ctx);
+			gw_route_at(i)->reconcile();
 		}
+}
+
+/*
+ * One payload: decoded once for every route.  A route acts on its own
+ * kinds and says whether the signal was this node's own (D-M7-17-1: a node
+ * delivers its events locally before it sends them).
+ */
+static void
+hand_to_routes(const char *payload, size_t len)
+{
+	bothy_signal sig;
+	bothy_decode_error err;
+	bool		own = false;
+	int			i;
+
+	switch (bothy_signal_decode(payload, len, &sig, &err))
+	{
+		case BOTHY_DECODE_MALFORMED:
+			gw_stats.signals_dropped[err.reason]++;
+			gw_logf(GW_LOG_WARN, "signal dropped as malformed", "reason=%s",
+					bothy_reason_code(err.reason));
+			return;
+		case BOTHY_DECODE_IGNORED:
+			gw_stats.signals_ignored++;
+			return;
+		case BOTHY_DECODE_OK:
+			break;
+	}
+	for (i = 0; i < gw_route_count(); i++)
+		if (gw_route_at(i)->signal != NULL && gw_route_at(i)->signal(&sig))
+			own = true;
+	if (own)
+		gw_stats.signals_own++;
+	else
+		gw_stats.signals_received[sig.kind]++;
 }
 
 static void
@@ -103,11 +138,8 @@ listener_io(gw_pgconn *pc)
 	}
 	while ((n = PQnotifies(pc->pg)) != NULL)
 	{
-		int			i;
-
 		if (strcmp(n->relname, "ephemeral") == 0)
-			for (i = 0; i < l->nroutes; i++)
-				l->routes[i].payload(l->routes[i].ctx, n->extra, strlen(n->extra));
+			hand_to_routes(n->extra, strlen(n->extra));
 		PQfreemem(n);
 	}
 	if (PQstatus(pc->pg) == CONNECTION_BAD)
@@ -146,15 +178,6 @@ gw_listener_create(struct lws_context *context, struct lws_vhost *vhost, const c
 	l->backoff_ms = backoff_ms;
 	l->connect_timeout_ms = connect_timeout_ms;
 	return l;
-}
-
-bool
-gw_listener_add_route(gw_listener *l, const gw_route *route)
-{
-	if (l->nroutes >= GW_LISTENER_MAX_ROUTES)
-		return false;
-	l->routes[l->nroutes++] = *route;
-	return true;
 }
 
 void

@@ -1,13 +1,15 @@
 /*
- * listener.h
+ * core/listener.h
  *		The one listening connection of the process (D-M7-17-2): application
- *		name bothy-ephemeral, LISTEN ephemeral, every payload handed in order
- *		to every route.  On loss: one log record, a retry at once, then one
- *		every bothy.listen_reconnect_backoff_cap; once LISTEN succeeded again,
- *		each route reconciles once.
+ *		name bothy-ephemeral, LISTEN ephemeral, every payload decoded once
+ *		with the common codec and handed in order to every route (route.h,
+ *		signal).  On loss: one log record, a retry at once, then one every
+ *		bothy.listen_reconnect_backoff_cap; once LISTEN succeeded again,
+ *		each route reconciles once (route.h, reconcile).
  *
- * The routes are a table filled at start: the gateway route now
- * (route_gateway.c); the terminal route registers the same way.
+ * The listener counts what it heard: signals by kind (received, or the
+ * node's own when a route says so), payloads of another producer's kind
+ * (ignored) and malformed ones (dropped, by reason, with one log record).
  */
 #ifndef BOTHY_GATEWAY_LISTENER_H
 #define BOTHY_GATEWAY_LISTENER_H
@@ -18,26 +20,11 @@
 #include <libwebsockets.h>
 
 #define GW_LISTENER_APPNAME "bothy-ephemeral"
-#define GW_LISTENER_MAX_ROUTES 4
-
-typedef struct gw_route
-{
-	const char *name;			/* constant, for logs */
-	/* one payload, in the order NOTIFY delivered it (not NUL-terminated) */
-	void		(*payload) (void *ctx, const char *payload, size_t len);
-	/* LISTEN succeeded again after a loss: signals may have been missed */
-	void		(*reconcile) (void *ctx);
-	void	   *ctx;
-} gw_route;
-
 typedef struct gw_listener gw_listener;
 
 gw_listener *gw_listener_create(struct lws_context *context, struct lws_vhost *vhost,
 								const char *conninfo, const int *backoff_ms,
 								int connect_timeout_ms);
-
-/* Before gw_listener_start; false when the table is full. */
-bool		gw_listener_add_route(gw_listener *l, const gw_route *route);
 
 /* Connects and LISTENs (then keeps doing so until stopped). */
 void		gw_listener_start(gw_listener *l);

@@ -1,5 +1,5 @@
 /*
- * log.c
+ * core/log.c
  *		The one-record-a-line logger (see log.h).
  *
  * Each record is formatted into one buffer and written with one write(2),
@@ -14,7 +14,7 @@
 
 #include <libwebsockets.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static gw_log_level min_level = GW_LOG_INFO;
 

@@ -1,5 +1,5 @@
 /*
- * log.h
+ * core/log.h
  *		One record a line on stderr: ts=... level=... msg="..." and, where a
  *		record needs them, fixed key=value details (codes and counts).
  *

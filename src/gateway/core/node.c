@@ -1,13 +1,13 @@
 /*
- * node.c
+ * core/node.c
  *		The node's global state and its small helpers (see node.h).
  */
 #include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
 
-#include "log.h"
-#include "node.h"
+#include "core/log.h"
+#include "core/node.h"
 
 gw_node		gw;
 
@@ -32,25 +32,6 @@ gw_new_uuid(bothy_uuid *out)
 		abort();
 	}
 	bothy_uuidv7_next(&gw.uuids, (uint64_t) gw_now_ms(), rnd, out);
-}
-
-const bothy_keystore *
-gw_keys(void)
-{
-	static bool failing;		/* one record per run of failures */
-	char		err[256];
-
-	/* a failed re-read keeps the keys loaded before (keystore.h) */
-	if (!bothy_keystore_refresh(gw.keys, gw_now_ms(), gw.cluster.signing_key_cache_ttl,
-								err, sizeof(err)))
-	{
-		if (!failing)
-			gw_log(GW_LOG_WARN, "key store could not be re-read, keeping the keys loaded");
-		failing = true;
-	}
-	else
-		failing = false;
-	return gw.keys;
 }
 
 bool

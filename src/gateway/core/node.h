@@ -1,8 +1,9 @@
 /*
- * node.h
+ * core/node.h
  *		The state of this gateway node: its options and cluster settings,
- *		its node ID, the loop, the database pool, the listener, the key
- *		store and the hub.  One per process (the global gw).
+ *		its node ID, the loop, the database pool and the listener, and
+ *		where its start and stop are.  One per process (the global gw);
+ *		each route keeps its own state in its own room.
  *
  * A single global because libwebsockets callbacks carry no pointer of
  * ours for the vhost-less parts (timers, signals), and the process is one
@@ -16,11 +17,9 @@
 
 #include <libwebsockets.h>
 
-#include "config.h"
-#include "db.h"
-#include "hub.h"
-#include "keystore.h"
-#include "listener.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/listener.h"
 #include "uuid.h"
 #include "uuidv7.h"
 
@@ -36,9 +35,7 @@ typedef struct gw_node
 	struct lws_vhost *vhost;
 	gw_db	   *db;
 	gw_listener *listener;
-	bothy_keystore *keys;
-	gw_hub		hub;
-	bool		started;		/* node_start done: /gateway accepts */
+	bool		started;		/* node_start done: the routes' paths accept */
 	bool		stopping;		/* SIGTERM seen: refuse new connections */
 	int64_t		stop_began_ms;	/* gw_mono_ms() when the stop began */
 	bool		exit_loop;		/* leave lws_service */
@@ -56,9 +53,6 @@ void		gw_new_uuid(bothy_uuid *out);
 
 /* Milliseconds and seconds of CLOCK_REALTIME. */
 int64_t		gw_now_ms(void);
-
-/* The key store, refreshed when older than bothy.signing_key_cache_ttl. */
-const bothy_keystore *gw_keys(void);
 
 /* /readyz: started, not stopping, and a query connection open. */
 bool		gw_ready(void);

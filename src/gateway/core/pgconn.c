@@ -1,5 +1,5 @@
 /*
- * pgconn.c
+ * core/pgconn.c
  *		A libpq connection on the libwebsockets loop (see pgconn.h for why
  *		raw file adoption of a dup'd socket).
  *
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgconn.h"
+#include "core/pgconn.h"
 
 static void connect_now(gw_pgconn *pc);
 

@@ -1,5 +1,5 @@
 /*
- * pgconn.h
+ * core/pgconn.h
  *		One libpq connection joined to the libwebsockets loop: asynchronous
  *		connect, the socket adopted as a raw file descriptor, and reconnect
  *		with the back-off of the listener (a retry at once, then one every

@@ -1,5 +1,5 @@
 /*
- * publish.c
+ * core/publish.c
  *		Staging this node's own signals (see publish.h).
  *
  * The payload is the codec's own encoding, handed whole to bothy.publish,
@@ -8,11 +8,11 @@
  * re-serialisation in the database (the extension must be 0.2.0 or newer,
  * which the upgrade order of docs/operations.md ensures).
  */
-#include "db.h"
-#include "log.h"
-#include "metrics.h"
-#include "node.h"
-#include "publish.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "core/node.h"
+#include "core/publish.h"
 
 static const char sql_publish[] =
 "SELECT bothy.publish($1::text)";

@@ -1,5 +1,5 @@
 /*
- * publish.h
+ * core/publish.h
  *		Signals this node originates (typing, agent presence): staged with
  *		bothy.publish in a call of their own, in multi mode only (DESIGN.md,
  *		"Modes and roles": in single mode a gateway event is delivered

@@ -1,11 +1,11 @@
 /*
- * sendq.c
+ * core/sendq.c
  *		The bounded per-connection output queue (see sendq.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sendq.h"
+#include "core/sendq.h"
 
 gw_sendq_status
 gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit)

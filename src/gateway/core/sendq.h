@@ -1,5 +1,5 @@
 /*
- * sendq.h
+ * core/sendq.h
  *		A connection's bounded output queue: whole messages, each allocated
  *		with the headroom libwebsockets needs in front (LWS_PRE), written
  *		one per WRITEABLE callback.

@@ -1,34 +1,33 @@
 /*
- * server.c
- *		`bothy-gateway serve`: the context, the start and the stop.
+ * core/server.c
+ *		`bothy-gateway serve`: the context, the start and the stop, with
+ *		the hooks of the registered routes (route.h) at each step.
  *
- * Start: open the key store (refuse a loose one), draw the node ID, bind
- * the port, then on the loop read bothy.settings() (refuse an invalid
- * configuration, naming the settings), register with bothy.node_start and
- * start the listener; /gateway accepts upgrades only from then on.  A
- * database that is not reachable yet is retried until --start-timeout.
+ * Start: the routes' init (the key store refuses a loose directory), draw
+ * the node ID, bind the port, then on the loop read bothy.settings()
+ * (refuse an invalid configuration, naming the settings), register with
+ * bothy.node_start, start the listener and the routes; the routes' paths
+ * accept upgrades only from then on.  A database that is not reachable
+ * yet is retried until --start-timeout.
  *
  * Stop (SIGTERM or SIGINT), in order: refuse new connections, close every
- * client with 1001, bothy.node_stop (its presence rows go), stop the
- * listener, exit 0.  SIGHUP reads bothy.settings() again and keeps the
- * last good configuration when the new one is invalid.
+ * client with 1001, wait for the routes to drain, bothy.node_stop (the
+ * node's presence rows go), stop the listener, exit 0.  SIGHUP reads
+ * bothy.settings() again and keeps the last good configuration when the
+ * new one is invalid.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "autocomplete.h"
-#include "conn.h"
-#include "http.h"
-#include "log.h"
-#include "node.h"
-#include "pgconn.h"
-#include "presence.h"
-#include "rest.h"
-#include "runs.h"
-#include "clients.h"
-#include "server.h"
+#include "core/conn.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/node.h"
+#include "core/pgconn.h"
+#include "core/route.h"
+#include "core/server.h"
 
 /* Before bothy.settings() is read: the reconnect delay of the pool. */
 #define INITIAL_BACKOFF_MS 1000
@@ -54,12 +53,64 @@
 /* Bytes of one request's headers, the query string included. */
 #define GW_HTTP_HEADER_MAX 16384
 
-static const struct lws_protocols protocols[] = {
-	/* first: HTTP and the WebSocket at /gateway, which names no subprotocol */
-	{"bothy-gateway", gw_conn_callback, sizeof(gw_conn), RX_BUFFER_SIZE, 0, NULL, GW_HTTP_PIECE},
+/*
+ * First: HTTP and every route's WebSocket path (none names a subprotocol,
+ * so lws binds each upgrade to the first protocol; conn.c picks the route
+ * by path).  Its per-session size is the largest a route registered,
+ * set in gw_serve.
+ */
+static struct lws_protocols protocols[] = {
+	{"bothy-gateway", gw_conn_callback, 0, RX_BUFFER_SIZE, 0, NULL, GW_HTTP_PIECE},
 	{GW_PG_PROTOCOL, gw_pgconn_callback, 0, 0, 0, NULL, 0},
 	{NULL, NULL, 0, 0, 0, NULL, 0}
 };
+
+/* The routes whose init succeeded: their fini is owed at exit. */
+static int	routes_inited;
+
+static bool
+routes_init(void)
+{
+	for (routes_inited = 0; routes_inited < gw_route_count(); routes_inited++)
+		if (gw_route_at(routes_inited)->init != NULL && !gw_route_at(routes_inited)->init())
+			return false;
+	return true;
+}
+
+static void
+routes_fini(void)
+{
+	while (routes_inited > 0)
+	{
+		const gw_route *r = gw_route_at(--routes_inited);
+
+		if (r->fini != NULL)
+			r->fini();
+	}
+}
+
+/* Each route's hook of one step, in registration order. */
+#define EACH_ROUTE(hook) \
+	do \
+	{ \
+		int			i_; \
+		\
+		for (i_ = 0; i_ < gw_route_count(); i_++) \
+			if (gw_route_at(i_)->hook != NULL) \
+				gw_route_at(i_)->hook(); \
+	} while (0)
+
+/* Every route has nothing in flight (polled once no WebSocket connection is left). */
+static bool
+routes_drained(void)
+{
+	int			i;
+
+	for (i = 0; i < gw_route_count(); i++)
+		if (gw_route_at(i)->drained != NULL && !gw_route_at(i)->drained())
+			return false;
+	return true;
+}
 
 static void start_settings(lws_sorted_usec_list_t *sul);
 static void start_node(lws_sorted_usec_list_t *sul);
@@ -228,7 +279,7 @@ node_started(void *arg, gw_db_result result, const PGresult *res)
 	lws_sul_cancel(&gw.sul_deadline);
 	gw.started = true;
 	gw_listener_start(gw.listener);
-	gw_presence_start();
+	EACH_ROUTE(start);
 	gw_log(GW_LOG_INFO, "node started, accepting connections");
 }
 
@@ -291,11 +342,12 @@ stop_wait_clients(lws_sorted_usec_list_t *sul)
 
 	(void) sul;
 	/*
-	 * node_stop deletes the rows: no flush may write them again after it.
-	 * An answered REST call still owes its body until written: leaving
-	 * earlier would cut it (its client reads a short response).
+	 * node_stop deletes the rows: no route may write them again after it
+	 * (the gateway route's presence flush).  An answered call still owes
+	 * its body until written: leaving earlier would cut it (its client
+	 * reads a short response).
 	 */
-	if (gw.hub.all.count > 0 || !gw_presence_stop() || gw_rest_pending() > 0 ||
+	if (gw_conn_total() > 0 || !routes_drained() ||
 		(gw_http_bodies_owed() > 0 && gw_mono_ms() < gw.stop_began_ms + STOP_BODY_GRACE_MS))
 	{
 		lws_sul_schedule(gw.context, 0, &gw.sul_phase, stop_wait_clients,
@@ -338,8 +390,8 @@ begin_stop(void)
 	}
 	lws_sul_schedule(gw.context, 0, &gw.sul_deadline, stop_deadline,
 					 (lws_usec_t) gw.opt.stop_timeout_ms * LWS_US_PER_MS);
-	gw_hub_each_conn(&gw.hub, close_going_away, NULL);
-	gw_rest_stop();
+	gw_conn_each(NULL, close_going_away, NULL);
+	EACH_ROUTE(stopping);
 	stop_wait_clients(NULL);
 }
 
@@ -366,16 +418,6 @@ on_signal(int sig)
 
 /* --- serve ------------------------------------------------------------- */
 
-/* The pool is about to go with its calls: no connection may cancel one later. */
-static void
-forget_call(gw_conn *c, void *arg)
-{
-	(void) arg;
-	c->call = NULL;
-	c->persist = NULL;
-	c->fetch = NULL;
-}
-
 int
 gw_serve(int argc, char **argv)
 {
@@ -397,11 +439,9 @@ gw_serve(int argc, char **argv)
 	gw_log_set_level(gw.opt.log_level);
 	gw_log_hook_lws();
 
-	gw.keys = bothy_keystore_open(gw.opt.keys, err, sizeof(err));
-	if (gw.keys == NULL)
+	if (!routes_init())
 	{
-		gw_log(GW_LOG_ERROR, "key store refused");
-		fprintf(stderr, "bothy-gateway: key store refused: %s\n", err);
+		routes_fini();
 		return 1;
 	}
 	/* until bothy.settings() is read: the shortest cache, never stale keys */
@@ -433,6 +473,7 @@ gw_serve(int argc, char **argv)
 	memset(&info, 0, sizeof(info));
 	info.port = gw.opt.listen_port;
 	info.iface = gw.opt.listen_host[0] != '\0' ? gw.opt.listen_host : NULL;
+	protocols[0].per_session_data_size = gw_route_conn_size();
 	info.protocols = protocols;
 	info.gid = -1;
 	info.uid = -1;
@@ -447,10 +488,11 @@ gw_serve(int argc, char **argv)
 		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.timeout_secs = 10;
 	/*
-	 * A REST query may name 50 UUIDs (rest.c, about 2.2 kB) beside an
-	 * Authorization header of up to BOTHY_TOKEN_MAX: lws' default of 4096
-	 * bytes of headers would leave little room for the rest.  The buffer belongs to a pool lent to requests
-	 * while their headers are read, not to each idle connection.
+	 * A REST query may name 50 UUIDs (the gateway route's, about 2.2 kB)
+	 * beside an Authorization header of up to 1024 bytes (a token): lws'
+	 * default of 4096 bytes of headers would leave little room for the
+	 * rest.  The buffer belongs to a pool lent to requests while their
+	 * headers are read, not to each idle connection.
 	 */
 	info.max_http_header_data = GW_HTTP_HEADER_MAX;
 	gw.context = lws_create_context(&info);
@@ -458,7 +500,7 @@ gw_serve(int argc, char **argv)
 	{
 		gw_log(GW_LOG_ERROR, "could not listen");
 		fprintf(stderr, "bothy-gateway: could not listen on --listen\n");
-		bothy_keystore_close(gw.keys);
+		routes_fini();
 		return 1;
 	}
 	gw.vhost = lws_get_vhost_by_name(gw.context, "default");
@@ -466,8 +508,7 @@ gw_serve(int argc, char **argv)
 						 gw.opt.db_timeout_ms, &gw.backoff_ms);
 	gw.listener = gw_listener_create(gw.context, gw.vhost, gw.opt.database, &gw.backoff_ms,
 									 gw.opt.db_timeout_ms);
-	if (gw.vhost == NULL || gw.db == NULL || gw.listener == NULL ||
-		!gw_listener_add_route(gw.listener, &gw_route_gateway))
+	if (gw.vhost == NULL || gw.db == NULL || gw.listener == NULL)
 	{
 		gw_log(GW_LOG_ERROR, "out of memory at start");
 		gw.exit_code = 1;
@@ -489,18 +530,16 @@ gw_serve(int argc, char **argv)
 	}
 
 	gw_conn_sweep_stop();
-	gw_runs_stop();
-	gw_autocomplete_stop();
+	/* the routes' timers, and their calls: the pool goes with every call in it */
+	EACH_ROUTE(forget);
 	/* the pool and listener first: their sockets are wsis of the context */
 	gw_listener_destroy(gw.listener);
 	gw.listener = NULL;
-	gw_hub_each_conn(&gw.hub, forget_call, NULL);
-	gw_rest_forget_calls();
 	gw_db_destroy(gw.db);
 	gw.db = NULL;
 	lws_context_destroy(gw.context);
 	gw.context = NULL;
-	bothy_keystore_close(gw.keys);
+	routes_fini();
 	gw_logf(GW_LOG_INFO, "exit", "status=%d", gw.exit_code);
 	return gw.exit_code;
 }

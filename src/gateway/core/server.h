@@ -1,5 +1,5 @@
 /*
- * server.h
+ * core/server.h
  *		The process: one libwebsockets context with its protocols table,
  *		the start steps (settings, node registration, listener) and the
  *		orderly stop on SIGTERM.

@@ -1,11 +1,11 @@
 /*
- * uuidlist.c
+ * core/uuidlist.c
  *		UUID lists as text for libpq (see uuidlist.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "uuidlist.h"
+#include "core/uuidlist.h"
 
 char *
 gw_uuid_array_literal(const bothy_uuid *ids, size_t n)

@@ -1,5 +1,5 @@
 /*
- * uuidlist.h
+ * core/uuidlist.h
  *		Lists of UUIDs as they cross the libpq boundary as text: the array
  *		literal a uuid[] parameter takes, and the comma-separated text of
  *		array_to_string(uuid[], ',') an answer gives.  Pure, unit-tested in

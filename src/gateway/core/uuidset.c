@@ -1,5 +1,5 @@
 /*
- * uuidset.c
+ * core/uuidset.c
  *		A growing set of UUIDs (see uuidset.h).
  *
  * Kept at most half full, so a probe ends after a few slots.  The hash
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uuidset.h"
+#include "core/uuidset.h"
 
 #define MIN_CAP 64
 /* A cleared set at most this large keeps its memory. */

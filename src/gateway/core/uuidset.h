@@ -1,5 +1,5 @@
 /*
- * uuidset.h
+ * core/uuidset.h
  *		A growing set of UUIDs (open addressing, linear probing): the
  *		presence writer's gateway sessions changed since its last flush.
  *

@@ -1,5 +1,5 @@
 /*
- * web.c
+ * core/web.c
  *		The page's static files and /status.json (see web.h).
  *
  * A file is read whole when its request arrives, with the same body-in-rx
@@ -22,11 +22,12 @@
 
 #include <jansson.h>
 
-#include "http.h"
-#include "metrics.h"
-#include "node.h"
+#include "core/http.h"
+#include "core/metrics.h"
+#include "core/node.h"
+#include "core/route.h"
+#include "core/web.h"
 #include "signal.h"
-#include "web.h"
 
 #define WEB_NAME_MAX 64			/* NAME.EXT, without the leading "/" */
 #define WEB_FILE_MAX (1024 * 1024)
@@ -212,34 +213,20 @@ dropped_total(void)
 	return n;
 }
 
-/* The node's state as one JSON object: what /metrics says, shaped for a page. */
+/*
+ * The node's state as one JSON object: what /metrics says, shaped for a
+ * page.  The core's members, then each route's (route.h), then the
+ * listener's counts.
+ */
 static char *
 status_json(void)
 {
-	static const char *const kinds[GW_CONN_KIND_COUNT] = {"unidentified", "person", "agent"};
-	json_t	   *conns = json_object();
-	json_t	   *signals = json_object();
 	json_t	   *o;
-	char	   *text;
+	char	   *text = NULL;
+	bool		ok;
 	int			i;
 
-	if (conns == NULL || signals == NULL)
-	{
-		json_decref(conns);
-		json_decref(signals);
-		return NULL;
-	}
-	for (i = 0; i < GW_CONN_KIND_COUNT; i++)
-		json_object_set_new(conns, kinds[i], json_integer(gw_stats.connections[i]));
-	/* the kinds a gateway node counts; terminal kinds are another route's */
-	for (i = 1; i < BOTHY_KIND_COUNT; i++)
-	{
-		const char *name = bothy_kind_name((bothy_kind) i);
-
-		if (strncmp(name, "gateway.", 8) == 0)
-			json_object_set_new(signals, name, json_integer((json_int_t) gw_stats.signals_received[i]));
-	}
-	o = json_pack("{s:s, s:I, s:s?, s:b, s:b, s:b, s:b, s:b, s:i, s:o, s:I, s:o, s:I, s:I}",
+	o = json_pack("{s:s, s:I, s:s?, s:b, s:b, s:b, s:b, s:b}",
 				  "node", gw.id_text,
 				  "uptime_s", (json_int_t) uptime_s(),
 				  "cluster_mode", gw.cluster.seen == 0 ? NULL : gw.cluster.multi ? "multi" : "single",
@@ -247,16 +234,19 @@ status_json(void)
 				  "stopping", gw.stopping,
 				  "ready", gw_ready(),
 				  "database_up", gw.db != NULL && gw_db_up(gw.db),
-				  "listener_up", gw.listener != NULL && gw_listener_up(gw.listener),
-				  "heartbeat_ms", gw.opt.heartbeat_ms,
-				  "connections", conns,
-				  "presence_rows", (json_int_t) gw_stats.presence_rows,
-				  "signals_received", signals,
-				  "signals_own", (json_int_t) gw_stats.signals_own,
-				  "signals_dropped", (json_int_t) dropped_total());
+				  "listener_up", gw.listener != NULL && gw_listener_up(gw.listener));
 	if (o == NULL)
 		return NULL;
-	text = json_dumps(o, JSON_COMPACT);
+	ok = true;
+	for (i = 0; ok && i < gw_route_count(); i++)
+		if (gw_route_at(i)->status != NULL)
+			ok = gw_route_at(i)->status(o);
+	ok = ok && json_object_set_new(o, "signals_own",
+								   json_integer((json_int_t) gw_stats.signals_own)) == 0;
+	ok = ok && json_object_set_new(o, "signals_dropped",
+								   json_integer((json_int_t) dropped_total())) == 0;
+	if (ok)
+		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;
 }

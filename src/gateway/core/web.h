@@ -1,7 +1,7 @@
 /*
- * web.h
- *		The page and the node's live state on the listen port of /gateway
- *		(the same vhost, HTTP of the gateway protocol's callback):
+ * core/web.h
+ *		The page and the node's live state on the listen port (the one
+ *		vhost, HTTP of conn.c's callback):
  *		  /status.json  this node's state for the /status page, always
  *		  /             DIR/index.html   } only with `serve --web DIR`;
  *		  /status       DIR/status.html  } without it these are 404
@@ -18,7 +18,7 @@
 
 #include <libwebsockets.h>
 
-#include "conn.h"
+#include "core/conn.h"
 
 /* The path is one of web.c's (with or without --web). */
 bool		gw_web_claims(const char *uri);

@@ -1,5 +1,5 @@
 /*
- * base64url.h
+ * keys/base64url.h
  *		Unpadded base64url (RFC 4648 section 5), strict: the one spelling of
  *		each byte string.  Shared by the token format and the key files.
  *

@@ -1,5 +1,5 @@
 /*
- * cli_keys.c
+ * keys/cli_keys.c
  *		`bothy-gateway token ...` and `bothy-gateway keys ...` (cli_keys.h).
  *
  * Parsing is strict, like the daemon's own options: getopt_long without
@@ -8,7 +8,7 @@
  * Error messages name the option, never echo what was given for it: a
  * value pasted in the wrong place may be a token.
  */
-#include "cli_keys.h"
+#include "keys/cli_keys.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -19,8 +19,8 @@
 
 #include <sodium.h>
 
-#include "keystore.h"
-#include "token.h"
+#include "keys/keystore.h"
+#include "keys/token.h"
 #include "uuid.h"
 
 #define PROGRAM "bothy-gateway"

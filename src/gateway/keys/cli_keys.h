@@ -1,5 +1,5 @@
 /*
- * cli_keys.h
+ * keys/cli_keys.h
  *		The key store and token commands of bothy-gateway (docs/tokens.md):
  *			bothy-gateway token person --person P --device D [--ttl S] [--keys DIR]
  *			bothy-gateway token agent --agent A [--ttl S] [--keys DIR]

@@ -1,5 +1,5 @@
 /*
- * keystore.c
+ * keys/keystore.c
  *		The key store shared by every node (see keystore.h, docs/tokens.md):
  *		reading and checking the directory, rotation with atomic writes,
  *		retirement, and Ed25519 signing and verifying with libsodium.
@@ -13,7 +13,7 @@
  * not to ignore.  Key files are written once and never changed, so a key ID
  * names one key for ever.
  */
-#include "keystore.h"
+#include "keys/keystore.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +27,7 @@
 
 #include <sodium.h>
 
-#include "base64url.h"
+#include "keys/base64url.h"
 
 #define KEY_FILE_SUFFIX ".key"
 #define KEY_FILE_MAGIC "bothy-ed25519-v1 "

@@ -1,5 +1,5 @@
 /*
- * keystore.h
+ * keys/keystore.h
  *		The key store shared by every node (D-M7-17-8): one directory of
  *		Ed25519 signing keys.  The newest key signs; every key that has not
  *		retired verifies, so a key rotated through one node verifies on every

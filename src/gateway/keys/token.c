@@ -1,5 +1,5 @@
 /*
- * token.c
+ * keys/token.c
  *		Signing and strict verification of the gateway's tokens (token.h).
  *
  * The format (docs/tokens.md):
@@ -16,14 +16,14 @@
  * the values read: no other member, order, spacing, escape or spelling of
  * a number, so every token has one text.
  */
-#include "token.h"
+#include "keys/token.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "base64url.h"
+#include "keys/base64url.h"
 
 #define TOKEN_PREFIX "bothy1."
 #define TOKEN_PREFIX_LEN (sizeof(TOKEN_PREFIX) - 1)

@@ -1,5 +1,5 @@
 /*
- * token.h
+ * keys/token.h
  *		The gateway's tokens: a person-device token, an agent token and the
  *		resume token a node hands out in "ready".  Each carries its kind, its
  *		subject, the key ID that signed it and an expiry, and is signed with
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys/keystore.h"
 #include "uuid.h"
-#include "keystore.h"
 
 /* Longest token text, without its NUL. */
 #define BOTHY_TOKEN_MAX 1024
