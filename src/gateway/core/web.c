@@ -10,6 +10,10 @@
  * before anything touches the file system, and the file is opened with
  * O_NOFOLLOW and must be a regular file, so neither "..", nor a
  * subdirectory, nor a link planted in DIR leads anywhere else.
+ *
+ * Not lws_serve_http_file: lws 4.1 opens the file by name with a plain
+ * open() (it follows links, and open() of a FIFO waits for a writer) and
+ * looks at nothing but its size, while this loop must never block.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -155,7 +159,19 @@ not_found(struct lws *wsi, gw_conn *c)
 	return reply(wsi, c, HTTP_STATUS_NOT_FOUND, &type_text);
 }
 
-/* DIR/name into c->rx: false when it is missing, not a regular file or too big. */
+/*
+ * DIR/name into c->rx: false when it is missing, a link, not a regular file
+ * or too big.
+ *
+ * The verdict is fstat of what was opened, not of the name: whatever the
+ * name is swapped for meanwhile, only a regular file is read.  The open
+ * never blocks the loop: O_NONBLOCK (a FIFO's open would wait for a
+ * writer, and with it /healthz and every client), O_NOCTTY (a terminal
+ * device never becomes the node's), O_NOFOLLOW (a link is refused, the
+ * name being a single component).  The lstat before it only spares a FIFO
+ * or a device an open at all (it would let a waiting writer go, or run a
+ * driver's open); it decides nothing.
+ */
 static bool
 read_file(gw_conn *c, const char *name)
 {
@@ -166,7 +182,9 @@ read_file(gw_conn *c, const char *name)
 
 	if (snprintf(path, sizeof(path), "%s/%s", gw.opt.web, name) >= (int) sizeof(path))
 		return false;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > WEB_FILE_MAX)
