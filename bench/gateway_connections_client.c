@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "keystore.h"
+#include "keys/keystore.h"
 #include "uuid.h"
 #include "wsclient.h"
 

@@ -66,7 +66,7 @@
 
 #include <sodium.h>
 
-#include "keystore.h"
+#include "keys/keystore.h"
 #include "uuid.h"
 #include "wsclient.h"
 

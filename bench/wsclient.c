@@ -15,8 +15,8 @@
 
 #include <sodium.h>
 
-#include "config.h"
-#include "token.h"
+#include "core/config.h"
+#include "keys/token.h"
 #include "wsclient.h"
 #include "wsframe.h"
 

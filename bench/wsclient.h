@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keystore.h"
+#include "keys/keystore.h"
 #include "uuid.h"
 
 /* Tokens live a day: far longer than a run. */

@@ -4,17 +4,24 @@
 # PGXS CFLAGS, CPPFLAGS and LDFLAGS must not reach the daemon.
 #
 #   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
+#
+# The sources live in rooms (docs/development.md, "Rooms"): main.c at the
+# top wires core/, keys/ and the routes (clients/).  Every include of a
+# room names its room ("core/conn.h"), found through -iquote src/gateway;
+# src/common's headers are found by their bare name.
 
 GATEWAY_CC      ?= cc
-# Every C file of src/gateway/ but the crypto ones (crypto.mk lists those).
-GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c))
-GATEWAY_HDRS     = $(wildcard src/gateway/*.h src/common/*.h)
+# Every C file of src/gateway/ and its rooms but the crypto ones (crypto.mk
+# lists those).
+GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c))
+GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/common/*.h)
 GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
 GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
 GATEWAY_LWS_CFLAGS := $(shell pkg-config --cflags libwebsockets jansson)
 GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson)
-# -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>
+# -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>;
+# and src/gateway itself, never a room: "core/conn.h" names its room
 GATEWAY_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -iquote src/common -iquote src/gateway \
                    -I$(GATEWAY_PG_INC) $(GATEWAY_LWS_CFLAGS)
@@ -26,40 +33,48 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
-               test/unit/gateway/test_events \
-                   test/unit/gateway/test_events
+                   test/unit/gateway/test_events test/unit/gateway/test_route
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
 	    $(COMMON_SRCS) $(GATEWAY_LIBS)
 
-test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/config.c \
-        src/gateway/config.h src/gateway/log.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/config.c
+test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
+        src/gateway/core/config.h src/gateway/core/log.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c
 
-test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/protocol.c \
-        src/gateway/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< src/gateway/protocol.c \
-	    $(COMMON_SRCS) -ljansson
+test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
+        src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< \
+	    src/gateway/clients/protocol.c $(COMMON_SRCS) -ljansson
 
-test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/sendq.c \
-        src/gateway/sendq.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/sendq.c
+test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/sendq.c \
+        src/gateway/core/sendq.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/sendq.c
 
-test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/uuidset.c \
-        src/gateway/uuidset.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/uuidset.c
+test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
+        src/gateway/core/uuidset.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c
 
-test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/events.c \
-        src/gateway/events.h src/gateway/uuidlist.c src/gateway/uuidlist.h $(COMMON_SRCS) \
-        test/unit/unit.h test/unit/gateway/unit_json.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/events.c src/gateway/uuidlist.c \
-	    $(COMMON_SRCS) -ljansson
+test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/clients/events.c \
+        src/gateway/clients/events.h src/gateway/core/uuidlist.c src/gateway/core/uuidlist.h \
+        $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/clients/events.c \
+	    src/gateway/core/uuidlist.c $(COMMON_SRCS) -ljansson
+
+# The routes' tables with two routes registered side by side (a stand-in
+# for the terminal route beside the gateway route): lookups by path and
+# prefix, refusals, the counted close codes.  route.c needs only lws's and
+# jansson's headers.
+test/unit/gateway/test_route: test/unit/gateway/test_route.c src/gateway/core/route.c \
+        src/gateway/core/route.h src/gateway/core/conn.h src/gateway/core/sendq.h \
+        src/gateway/core/metrics.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) $(GATEWAY_LWS_CFLAGS) -o $@ $< src/gateway/core/route.c
 
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
                test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
-               test/unit/gateway/test_events
+               test/unit/gateway/test_events test/unit/gateway/test_route
 
 .PHONY: gateway

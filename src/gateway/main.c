@@ -1,6 +1,12 @@
 /*
  * main.c
- *		bothy-gateway: the command word and its dispatch.
+ *		bothy-gateway: the command word and its dispatch, and the one
+ *		place that wires the rooms together: `serve` registers the parts
+ *		of the node with the core (core/route.h) before it starts.
+ *
+ *		core/      the loop, transport, HTTP, pool, listener, metrics: no route
+ *		keys/      the key store and tokens, and their commands
+ *		clients/   the gateway route: people's devices and agent consumers
  *
  *			bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR
  *			bothy-gateway token person --person P --device D
@@ -13,8 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_keys.h"
-#include "server.h"
+#include "clients/clients.h"
+#include "core/route.h"
+#include "core/server.h"
+#include "keys/cli_keys.h"
+#include "keys/node_keys.h"
 
 static const char usage[] =
 "usage: bothy-gateway COMMAND [options]\n"
@@ -40,7 +49,15 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "serve") == 0)
+	{
+		/* the key store first: every route's init may need it */
+		if (!gw_route_register(&gw_keys_part) || !gw_route_register(&gw_clients_route))
+		{
+			fprintf(stderr, "bothy-gateway: the routes' tables are full\n");
+			return 1;
+		}
 		return gw_serve(argc - 1, argv + 1);
+	}
 	if (strcmp(argv[1], "token") == 0)
 		return bothy_cli_token(argc - 1, argv + 1);
 	if (strcmp(argv[1], "keys") == 0)

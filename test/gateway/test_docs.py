@@ -3,8 +3,8 @@ a log message, an op, a close code or a close reason that is missing from
 its page fails here, and so do examples in docs/protocol.md that the
 schemas of docs/asyncapi.yaml refuse.
 
-Needs no database.  The sources are read from BOTHY_SRC_DIR (the directory
-holding src/gateway's *.c and *.h; test/run-all sets it), the binary from
+Needs no database.  The sources are read from BOTHY_SRC_DIR (a copy of
+src/gateway's tree of *.c and *.h; test/run-all sets it), the binary from
 BOTHY_GATEWAY (conftest.py), the docs from BOTHY_ROOT/docs.
 """
 import json
@@ -25,19 +25,30 @@ DOCS = os.path.join(ROOT, "docs")
 
 @pytest.fixture(scope="module")
 def src():
-    """The gateway's sources: {file name: text}.  Absent sources fail the
-    test: a docs check that cannot see the code checks nothing."""
+    """The gateway's sources: {path under src/gateway ("core/conn.h"): text}.
+    Absent sources fail the test: a docs check that cannot see the code
+    checks nothing."""
     where = os.environ.get("BOTHY_SRC_DIR")
     if not where:
-        pytest.fail("BOTHY_SRC_DIR is not set: it must name the directory of src/gateway/*.c and *.h")
-    if not os.path.isfile(os.path.join(where, "protocol.c")):
-        pytest.fail("BOTHY_SRC_DIR=%s holds no protocol.c: not the gateway's sources" % where)
+        pytest.fail("BOTHY_SRC_DIR is not set: it must name a copy of the tree of src/gateway")
+    if not os.path.isfile(os.path.join(where, "clients", "protocol.c")):
+        pytest.fail("BOTHY_SRC_DIR=%s holds no clients/protocol.c: not the gateway's sources" % where)
     files = {}
-    for name in sorted(os.listdir(where)):
-        if name.endswith((".c", ".h")):
-            with open(os.path.join(where, name)) as f:
-                files[name] = f.read()
+    for top, _, names in sorted(os.walk(where)):
+        for name in sorted(names):
+            if name.endswith((".c", ".h")):
+                path = os.path.join(top, name)
+                with open(path) as f:
+                    files[os.path.relpath(path, where)] = f.read()
     return files
+
+
+# Where the node's metrics are rendered: the core's, and the gateway route's.
+METRICS_SOURCES = ("core/metrics.c", "clients/stats.c")
+
+
+def joined(src, names):
+    return "".join(src[name] for name in names)
 
 
 def doc(name):
@@ -182,7 +193,7 @@ def test_man_page_renders_without_warnings():
 # --- metrics -------------------------------------------------------------------
 
 def test_every_metric_is_in_gateway_md(src):
-    names = sorted(set(re.findall(r"bothy_gateway_[a-z_]+", src["metrics.c"])))
+    names = sorted(set(re.findall(r"bothy_gateway_[a-z_]+", joined(src, METRICS_SOURCES))))
     assert len(names) >= 20, names
     text = doc("gateway.md")
     assert [n for n in names if "`%s`" % n not in text] == []
@@ -268,18 +279,22 @@ def test_every_log_message_is_in_gateway_md_with_its_level(src):
 # --- ops, close codes, close reasons -------------------------------------------
 
 def ops_of(src):
-    ops = re.findall(r'\{\s*"([a-z_]+)"\s*,\s*GW_OP_[A-Z_]+', src["protocol.c"])
+    ops = re.findall(r'\{\s*"([a-z_]+)"\s*,\s*GW_OP_[A-Z_]+', src["clients/protocol.c"])
     assert len(ops) >= 8 and "identify" in ops, ops
     return ops
 
 
 def close_codes(src):
-    """{constant: code} of conn.h, plus every code metrics.h counts."""
-    defined = {k: int(v) for k, v in re.findall(r"#define\s+(GW_CLOSE_[A-Z_]+)\s+(\d{4})\b", src["conn.h"])}
+    """{constant: code} of the transport's (core/conn.h) and the gateway
+    route's (clients/client.h), plus every code /metrics counts (the
+    transport's GW_CLOSE_CODES and the route's GW_CLIENT_CLOSE_CODES)."""
+    headers = joined(src, ("core/conn.h", "clients/client.h"))
+    defined = {k: int(v) for k, v in re.findall(r"#define\s+(GW_CLOSE_[A-Z_]+)\s+(\d{4})\b", headers)}
     assert len(defined) >= 9, defined
-    counted = re.search(r"#define\s+GW_CLOSE_CODES\s*\{([^}]*)\}", src["metrics.h"])
-    assert counted, "GW_CLOSE_CODES not found in metrics.h"
-    return defined, sorted(set(defined.values()) | {int(c) for c in re.findall(r"\d+", counted.group(1))})
+    counted = re.findall(r"#define\s+GW_\w*CLOSE_CODES\s*\{([^}]*)\}",
+                         joined(src, ("core/metrics.h", "clients/client.h")))
+    assert len(counted) == 2, "GW_CLOSE_CODES or GW_CLIENT_CLOSE_CODES not found"
+    return defined, sorted(set(defined.values()) | {int(c) for c in re.findall(r"\d+", ",".join(counted))})
 
 
 def test_every_op_has_its_section_in_protocol_md(src):
@@ -290,9 +305,9 @@ def test_every_op_has_its_section_in_protocol_md(src):
 # --- events --------------------------------------------------------------------
 
 def event_types(src):
-    """The event types the node sends: metrics.c's event_type_names."""
-    m = re.search(r"event_type_names\[[^]]*\]\s*=\s*\{([^}]*)\}", src["metrics.c"])
-    assert m, "event_type_names not found in metrics.c"
+    """The event types the node sends: clients/stats.c's event_type_names."""
+    m = re.search(r"event_type_names\[[^]]*\]\s*=\s*\{([^}]*)\}", src["clients/stats.c"])
+    assert m, "event_type_names not found in clients/stats.c"
     types = re.findall(r'"([a-z_.]+)"', m.group(1))
     assert len(types) >= 6 and "agent.event" in types, types
     return types
@@ -328,10 +343,10 @@ def test_every_close_code_and_reason_is_in_protocol_md(src):
 # --- REST ----------------------------------------------------------------------
 
 def rest_paths(src):
-    """The paths the node answers: http.c's and rest.c's routes."""
-    paths = re.findall(r'strcmp\(uri,\s*"(/[a-z/._]+)"\)', src["http.c"])
-    routes = re.search(r"routes\[\]\s*=\s*\{(.*?)\};", src["rest.c"], re.S)
-    assert routes, "the routes of rest.c not found"
+    """The paths the node answers: core/http.c's and clients/rest.c's routes."""
+    paths = re.findall(r'strcmp\(uri,\s*"(/[a-z/._]+)"\)', src["core/http.c"])
+    routes = re.search(r"routes\[\]\s*=\s*\{(.*?)\};", src["clients/rest.c"], re.S)
+    assert routes, "the routes of clients/rest.c not found"
     paths += re.findall(r'\{"(/v1/[a-z/_]+)"', routes.group(1))
     assert len(paths) >= 6 and "/v1/agent/events" in paths, paths
     return paths
@@ -359,14 +374,15 @@ def test_every_rest_path_has_its_section_in_protocol_md(src):
 
 
 # The REST calls: routing and checks, the internal header, the calls.
-REST_SOURCES = ("rest.c", "rest_call.h", "rest_poll.c", "rest_presence.c")
+REST_SOURCES = ("clients/rest.c", "clients/rest_call.h", "clients/rest_poll.c",
+                "clients/rest_presence.c")
 
 
 def test_every_rest_error_is_in_protocol_md(src):
     """Each status with its {"error":...} body stands on one line of
     protocol.md, and a failure counted by status is one of those."""
     pairs = set()
-    for name in REST_SOURCES + ("http.c",):
+    for name in REST_SOURCES + ("core/http.c",):
         pairs |= {(int(st), code) for st, code in
                   re.findall(r'answer_error\(r,\s*(\d{3}),\s*"([a-z_]+)"\)', src[name])}
         statuses = {"HTTP_STATUS_NOT_FOUND": 404, "HTTP_STATUS_METHOD_NOT_ALLOWED": 405,
@@ -381,7 +397,7 @@ def test_every_rest_error_is_in_protocol_md(src):
                      if not any(str(st) in l and body % code in l for l in lines))
     assert missing == []
     counted = {int(n) for n in re.findall(r"\d{3}", re.search(
-        r"#define\s+GW_REST_STATUSES\s*\{([^}]*)\}", src["metrics.h"]).group(1))}
+        r"#define\s+GW_REST_STATUSES\s*\{([^}]*)\}", src["clients/stats.h"]).group(1))}
     assert counted == {200} | {st for st, code in pairs if code not in
                                ("not_found", "method_not_allowed")} | {503}
 
@@ -657,7 +673,7 @@ def test_operations_md_quotes_only_records_and_metrics_that_exist(src):
     quoted = [(r[0], r[1].strip("`")) for r in rows]
     assert [a for a in ACTIONABLE if a not in quoted] == []
     logs = {m for _, m in log_messages(src)}
-    metrics = set(re.findall(r"bothy_gateway_[a-z_]+", src["metrics.c"]))
+    metrics = set(re.findall(r"bothy_gateway_[a-z_]+", joined(src, METRICS_SOURCES)))
     server = server_messages()
     worker_metrics = {c.strip("`") for r in table_rows(doc("sql-api.md")) for c in r[:1]}
     problems = []

@@ -1,6 +1,6 @@
 /*
  * test_config.c
- *		Unit tests of src/gateway/config.c: the strict integer and listen
+ *		Unit tests of src/gateway/core/config.c: the strict integer and listen
  *		address parsers, the `serve` options over the environment, and the
  *		cluster settings of bothy.settings() with their cross-rule.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
 #include "unit.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

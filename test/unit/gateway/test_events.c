@@ -1,7 +1,7 @@
 /*
  * test_events.c
- *		The encoders of the events a node sends (src/gateway/events.c) and
- *		the UUID lists of its database calls (src/gateway/uuidlist.c).
+ *		The encoders of the events a node sends (src/gateway/clients/events.c) and
+ *		the UUID lists of its database calls (src/gateway/core/uuidlist.c).
  *
  * Every message is read back with jansson and compared member by member:
  * the oracle is the JSON, never the encoder's own string.
@@ -12,10 +12,10 @@
 
 #include <jansson.h>
 
-#include "events.h"
+#include "clients/events.h"
 #include "unit.h"
 #include "unit_json.h"
-#include "uuidlist.h"
+#include "core/uuidlist.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,6 +1,6 @@
 /*
  * test_protocol.c
- *		Unit tests of src/gateway/protocol.c: the strict parser of client
+ *		Unit tests of src/gateway/clients/protocol.c: the strict parser of client
  *		protocol v1 (every op, every way a message is refused, the limits of
  *		tokens, UUIDs, ack events, refs and queries) and the encoders of what
  *		the node sends, read back with jansson.
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "protocol.h"
+#include "clients/protocol.h"
 #include "unit.h"
 #include "unit_json.h"
 

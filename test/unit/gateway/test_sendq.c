@@ -1,6 +1,6 @@
 /*
  * test_sendq.c
- *		Unit tests of src/gateway/sendq.c: order, headroom, the byte limit
+ *		Unit tests of src/gateway/core/sendq.c: order, headroom, the byte limit
  *		and its edges, the bytes accounting, and that an empty queue holds no
  *		allocation (measured with the sanitizer's allocator statistics).
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sendq.h"
+#include "core/sendq.h"
 #include "unit.h"
 
 #if defined(__has_feature)

@@ -1,6 +1,6 @@
 /*
  * test_token.c
- *		Unit tests of src/gateway/token.c and keystore.c against temporary
+ *		Unit tests of src/gateway/keys/token.c and keystore.c against temporary
  *		key directories: rotation, the token format and its strict
  *		verification (expiry, kinds, tampering, unknown keys, malformed and
  *		non-canonical texts), the key store's refusals, retirement, refresh,
@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base64url.h"
-#include "keystore.h"
-#include "token.h"
+#include "keys/base64url.h"
+#include "keys/keystore.h"
+#include "keys/token.h"
 #include "unit.h"
 #include "unit_json.h"
 

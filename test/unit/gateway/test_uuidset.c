@@ -1,6 +1,6 @@
 /*
  * test_uuidset.c
- *		Unit tests of src/gateway/uuidset.c: adding twice, growing past
+ *		Unit tests of src/gateway/core/uuidset.c: adding twice, growing past
  *		many resizes, walking the rest of a set from a slot, clearing and
  *		UUIDs that differ only in their first bytes (v7s of one millisecond
  *		differ in their last).
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "uuidset.h"
+#include "core/uuidset.h"
 #include "unit.h"
 
 static bothy_uuid
@@ -64,7 +64,7 @@ main(void)
 	uint32_t	i;
 	bool		ok = true;
 
-	unit_diag("src/gateway/uuidset.c");
+	unit_diag("src/gateway/core/uuidset.c");
 	UNIT_OK(!gw_uuidset_contains(&s, &a), "an empty set holds nothing");
 	UNIT_OK(gw_uuidset_next(&s, &pos) == NULL, "an empty set walks to its end at once");
 	UNIT_OK(gw_uuidset_add(&s, &a) && gw_uuidset_add(&s, &a) && s.count == 1,

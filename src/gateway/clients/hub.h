@@ -1,0 +1,79 @@
+/*
+ * clients/hub.h
+ *		Who of the gateway route is connected to this node: its
+ *		connections (the core lists them, core/conn.h), and the identified
+ *		ones indexed by gateway session, by principal (a person or an
+ *		agent) and by device.
+ *
+ * The indexes are what the cross-node behaviour of issue 5 needs to
+ * deliver a signal (device replacement by device, fencing by agent,
+ * typing and hints by person): each lookup is one bucket of a fixed
+ * hash table of intrusive lists, so an identified connection costs three
+ * list nodes and no allocation.
+ */
+#ifndef BOTHY_GATEWAY_HUB_H
+#define BOTHY_GATEWAY_HUB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libwebsockets.h>
+
+#include "uuid.h"
+
+#define GW_HUB_BUCKETS 4096		/* a power of two */
+
+struct gw_client;
+
+typedef struct gw_hub
+{
+	lws_dll2_owner_t sessions[GW_HUB_BUCKETS];
+	lws_dll2_owner_t principals[GW_HUB_BUCKETS];
+	lws_dll2_owner_t devices[GW_HUB_BUCKETS];
+} gw_hub;
+
+typedef enum gw_hub_index
+{
+	GW_HUB_SESSION = 0,
+	GW_HUB_PRINCIPAL,
+	GW_HUB_DEVICE
+} gw_hub_index;
+
+/* The hub of this node's clients. */
+extern gw_hub gw_clients_hub;
+
+/*
+ * Its identify began (session, principal and device are set): into the
+ * indexes (device only for a person); out of them when identify failed
+ * or the connection closed.
+ */
+void		gw_hub_index_conn(gw_hub *hub, struct gw_client *c);
+void		gw_hub_unindex_conn(gw_hub *hub, struct gw_client *c);
+
+/*
+ * Calls visit for each connection whose key in index equals key (in any
+ * state from identify on: visit checks the state it needs).  visit
+ * may close the connection it is given (closing only marks it), but must
+ * not free others.
+ */
+typedef void (*gw_hub_visit) (struct gw_client *c, void *arg);
+void		gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
+						gw_hub_visit visit, void *arg);
+
+/* Every connection of the route, identified or not. */
+void		gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg);
+
+/* How many connections the route has, identified or not. */
+uint32_t	gw_hub_count(const gw_hub *hub);
+
+/*
+ * Calls visit once for each distinct key of index among the connections
+ * that accept admits (the persons connected here, say, however many
+ * devices each has).  Costs one pass over the index.
+ */
+typedef bool (*gw_hub_filter) (const struct gw_client *c);
+typedef void (*gw_hub_key_visit) (const bothy_uuid *key, void *arg);
+void		gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
+							gw_hub_key_visit visit, void *arg);
+
+#endif							/* BOTHY_GATEWAY_HUB_H */

@@ -1,0 +1,96 @@
+/*
+ * core/config.h
+ *		The node's own options (command line and environment) and the
+ *		cluster settings it reads from bothy.settings().
+ *
+ * Pure code without I/O beyond getenv, so that option parsing and the
+ * settings checks are unit-tested (test/unit/gateway/test_config.c).  Every
+ * number is parsed strictly with a range; docs/gateway.md lists them.
+ */
+#ifndef BOTHY_GATEWAY_CONFIG_H
+#define BOTHY_GATEWAY_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/log.h"
+
+typedef struct gw_options
+{
+	char		listen_host[256];	/* the address to bind, "" for every one */
+	int			listen_port;		/* 1 .. 65535 */
+	const char *database;		/* libpq conninfo (may hold a password) */
+	const char *keys;			/* key store directory */
+	const char *web;			/* --web: the page's directory, or NULL */
+	int			db_pool;			/* query connections, 1 .. 16 */
+	int			db_timeout_ms;		/* one database call, queue wait included */
+	int			identify_timeout_ms;	/* from upgrade to identify (or resume) */
+	int			heartbeat_ms;		/* announced in ready; idle closes after 2x */
+	int			max_message;		/* bytes of one reassembled message */
+	int			send_queue;			/* bytes queued to one client before it is closed */
+	int			send_timeout_ms;	/* queued output not taken by the client by then */
+	int			start_timeout_ms;	/* database reachable and node registered by then */
+	int			stop_timeout_ms;	/* clients closed and node stopped by then */
+	int			max_connections;	/* WebSocket connections at once */
+	int			typing_interval_ms;	/* one typing op per thread per connection per */
+	int			run_coalesce_ms;	/* at most one run snapshot per run per window */
+	int			agent_window;		/* agent events delivered beyond the ack */
+	int			autocomplete_timeout_ms;	/* a consumer's answer, or an empty result */
+	gw_log_level log_level;
+} gw_options;
+
+/* Default values (docs/gateway.md). */
+void		gw_options_defaults(gw_options *o);
+
+/*
+ * Parses `serve` arguments (argv[0] == "serve") over the environment
+ * (BOTHY_LISTEN, BOTHY_DATABASE, BOTHY_KEYS).  Returns 0 to run, 1 after
+ * --help was printed to out, -1 with a one-line reason in err.
+ */
+int			gw_options_parse(gw_options *o, int argc, char **argv,
+							 char *err, size_t errlen, FILE *out);
+
+/* The usage text of `serve`. */
+extern const char gw_serve_usage[];
+
+/*
+ * Strict integer: decimal digits only (an optional leading '-' where min
+ * allows it), no blanks, within min .. max.
+ */
+bool		gw_parse_int(const char *s, long min, long max, long *out);
+
+/* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
+bool		gw_parse_listen(const char *s, char *host, size_t hostlen, int *port);
+
+/* The cluster settings of bothy.settings(), in milliseconds. */
+typedef struct gw_cluster
+{
+	bool		multi;			/* cluster_mode */
+	int64_t		presence_flush_interval;
+	int64_t		presence_ttl;
+	int64_t		typing_ttl;
+	int64_t		agent_presence_timeout;
+	int64_t		agent_heartbeat_persist_interval;
+	int64_t		listen_reconnect_backoff_cap;
+	int64_t		signing_key_cache_ttl;
+	int64_t		consumer_lease;
+	unsigned	seen;			/* one bit per setting read */
+} gw_cluster;
+
+/* Zero it and mark nothing seen. */
+void		gw_cluster_init(gw_cluster *c);
+
+/*
+ * One row of bothy.settings().  A name this version does not know is
+ * skipped (true): the database may grow settings before the gateway does.
+ * A known name with a bad value or unit is false, naming the setting in err.
+ */
+bool		gw_cluster_apply(gw_cluster *c, const char *name, const char *setting,
+							 const char *unit, char *err, size_t errlen);
+
+/* Every setting seen and the rules across them hold; else err names them. */
+bool		gw_cluster_check(const gw_cluster *c, char *err, size_t errlen);
+
+#endif							/* BOTHY_GATEWAY_CONFIG_H */

@@ -1,0 +1,95 @@
+/*
+ * core/conn.h
+ *		One connection of the listen port as the core sees it: the
+ *		transport's part of lws's per-session data (pss).  A WebSocket
+ *		connection has its state from upgrade to close and its bounded
+ *		send queue; an HTTP request has the answer being written.
+ *
+ * A route's per-connection struct starts with this one (route.h,
+ * conn_size), so lws allocates both at once and a route reaches its own
+ * state with lws_container_of.  Kept small on purpose: the goal is 50,000
+ * idle identified connections at 4 KiB each, libwebsockets' own buffers
+ * included.  The reassembly buffer exists only while a fragmented message
+ * is being received.
+ */
+#ifndef BOTHY_GATEWAY_CONN_H
+#define BOTHY_GATEWAY_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libwebsockets.h>
+
+#include "core/route.h"
+#include "core/sendq.h"
+
+/*
+ * The state byte: values below GW_CONN_CLOSING are the route's own (0 at
+ * upgrade); the core sets GW_CONN_CLOSING once a close is decided, by
+ * either side, and nothing sets another state after it.
+ */
+#define GW_CONN_CLOSING 255
+
+typedef struct gw_conn
+{
+	struct lws *wsi;
+	uint8_t		state;			/* the route's states, then GW_CONN_CLOSING */
+	uint8_t		endpoint;		/* its gw_ws_endpoint's index (route.c) */
+	uint16_t	close_code;		/* the code of the close frame */
+	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
+	bool		body_last;		/* HTTP: its last piece is handed to lws */
+	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
+	lws_dll2_t	in_endpoint;	/* the connections of its endpoint */
+	gw_sendq	sendq;
+	char	   *rx;				/* reassembly (HTTP: the response) */
+	size_t		rx_len;
+	size_t		body_done;		/* HTTP: bytes of the response handed to lws */
+	const gw_http_route *http;	/* HTTP: the route answering, or NULL (the core) */
+	void	   *http_call;		/* HTTP: the route's call waiting for its answer */
+} gw_conn;
+
+/* The listen port's callback (protocols[0] in server.c): HTTP and every WebSocket path. */
+int			gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+							 void *user, void *in, size_t len);
+
+/* Queues one text message; a full queue closes the connection (4008). */
+void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
+
+/* Decides the close: the frame with code goes out on the next writable. */
+void		gw_conn_close(gw_conn *c, int code, const char *reason);
+
+/*
+ * Calls visit for each open connection of the endpoint, or of every
+ * endpoint when ep is NULL (visit may close the connection it is given,
+ * but must not free others).  The count of them, and of every WebSocket
+ * connection of the node.
+ */
+typedef void (*gw_conn_visit) (gw_conn *c, void *arg);
+void		gw_conn_each(const gw_ws_endpoint *ep, gw_conn_visit visit, void *arg);
+uint32_t	gw_conn_count(const gw_ws_endpoint *ep);
+uint32_t	gw_conn_total(void);
+
+/*
+ * The deadlines of every connection are checked by one sweep every
+ * GW_SWEEP_MS instead of a timer each: an lws_sul insertion walks the
+ * sorted list, so a timer re-armed per message would cost O(connections).
+ * The deadlines are in gw_mono_ms() and are met within GW_SWEEP_MS.
+ */
+#define GW_SWEEP_MS 200
+void		gw_conn_sweep_start(void);
+void		gw_conn_sweep_stop(void);
+
+/* Milliseconds of a monotonic clock (lws_now_usecs). */
+int64_t		gw_mono_ms(void);
+
+/*
+ * The close codes of the transport, whatever the route (docs/protocol.md;
+ * a route defines its own beside these).
+ */
+#define GW_CLOSE_GOING_AWAY 1001
+#define GW_CLOSE_TOO_BIG 1009
+#define GW_CLOSE_INTERNAL 1011
+#define GW_CLOSE_MALFORMED 4002
+#define GW_CLOSE_SLOW 4008
+
+#endif							/* BOTHY_GATEWAY_CONN_H */

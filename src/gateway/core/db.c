@@ -1,0 +1,385 @@
+/*
+ * core/db.c
+ *		The asynchronous query pool (see db.h).
+ *
+ * Each slot runs one call at a time with PQsendQueryParams (text params,
+ * text results), so a slot's state is just "idle" or "this call".  A call
+ * whose deadline passes while it runs cannot be cancelled without a
+ * blocking PQcancel, so its slot is reset instead: the server ends the
+ * statement when it sees the connection gone.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/db.h"
+#include "core/log.h"
+#include "core/pgconn.h"
+
+typedef struct db_slot
+{
+	gw_pgconn	pc;
+	gw_db	   *db;
+	gw_db_call *call;			/* running here, or NULL */
+	PGresult   *first;			/* first result of the running call */
+} db_slot;
+
+struct gw_db_call
+{
+	lws_dll2_t	queue;			/* in db->queue while waiting */
+	gw_db	   *db;
+	const char *sql;
+	int			nparams;
+	char	   *params[GW_DB_MAX_PARAMS];
+	gw_db_cb	cb;				/* NULL once cancelled */
+	void	   *arg;
+	db_slot    *slot;			/* running here, or NULL */
+	lws_usec_t	queued_at;
+	lws_sorted_usec_list_t sul_deadline;
+};
+
+struct gw_db
+{
+	struct lws_context *context;
+	int			timeout_ms;
+	int			nslots;
+	db_slot    *slots;
+	lws_dll2_owner_t queue;		/* waiting calls, oldest first */
+	int			pending;		/* waiting or running */
+	bool		was_up;			/* for the one record per outage */
+};
+
+static void dispatch(gw_db *db);
+
+static void
+call_free(gw_db_call *c)
+{
+	int			i;
+
+	lws_sul_cancel(&c->sul_deadline);
+	for (i = 0; i < c->nparams; i++)
+		free(c->params[i]);
+	c->db->pending--;
+	free(c);
+}
+
+/* Hands the outcome to the caller (unless cancelled) and frees the call. */
+static void
+finish(gw_db_call *c, gw_db_result result, const PGresult *res)
+{
+	double		seconds = (double) (lws_now_usecs() - c->queued_at) / 1e6;
+
+	gw_metrics_db_call(result, seconds);
+	if (c->cb != NULL)
+		c->cb(c->arg, result, res);
+	call_free(c);
+}
+
+static void
+deadline_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_db_call *c = lws_container_of(sul, gw_db_call, sul_deadline);
+	db_slot    *slot = c->slot;
+	gw_db	   *db = c->db;
+
+	gw_log(GW_LOG_WARN, "database call timed out");
+	if (slot != NULL)
+	{
+		slot->call = NULL;
+		if (slot->first != NULL)
+		{
+			PQclear(slot->first);
+			slot->first = NULL;
+		}
+		c->slot = NULL;
+		gw_pgconn_lost(&slot->pc);
+	}
+	else
+		lws_dll2_remove(&c->queue);
+	finish(c, GW_DB_TIMEOUT, NULL);
+	dispatch(db);
+}
+
+static bool
+slot_send(db_slot *slot, gw_db_call *c)
+{
+	if (!PQsendQueryParams(slot->pc.pg, c->sql, c->nparams, NULL,
+						   (const char *const *) c->params, NULL, NULL, 0))
+		return false;
+	slot->call = c;
+	c->slot = slot;
+	return gw_pgconn_flush(&slot->pc);
+}
+
+static void
+dispatch(gw_db *db)
+{
+	int			i;
+
+	for (i = 0; i < db->nslots && db->queue.count > 0; i++)
+	{
+		db_slot    *slot = &db->slots[i];
+		gw_db_call *c;
+
+		if (slot->pc.state != GW_PG_UP || slot->call != NULL)
+			continue;
+		c = lws_container_of(db->queue.head, gw_db_call, queue);
+		lws_dll2_remove(&c->queue);
+		if (!slot_send(slot, c))
+		{
+			/* the connection is broken: back to the head of the queue */
+			slot->call = NULL;
+			c->slot = NULL;
+			lws_dll2_add_head(&c->queue, &db->queue);
+			gw_pgconn_lost(&slot->pc);
+		}
+	}
+}
+
+static void
+slot_up(gw_pgconn *pc)
+{
+	db_slot    *slot = pc->owner;
+
+	if (!slot->db->was_up)
+		gw_log(GW_LOG_INFO, "database connection open");
+	slot->db->was_up = true;
+	dispatch(slot->db);
+}
+
+static void
+slot_down(gw_pgconn *pc)
+{
+	db_slot    *slot = pc->owner;
+	gw_db_call *c = slot->call;
+	gw_db	   *db = slot->db;
+
+	slot->call = NULL;
+	if (slot->first != NULL)
+	{
+		PQclear(slot->first);
+		slot->first = NULL;
+	}
+	if (db->was_up && !gw_db_up(db))
+	{
+		gw_log(GW_LOG_WARN, "database connection lost");
+		db->was_up = false;
+	}
+	if (c != NULL)
+	{
+		/* it may or may not have run: the caller decides, as for an error */
+		c->slot = NULL;
+		finish(c, GW_DB_ERROR, NULL);
+	}
+}
+
+static void
+slot_io(gw_pgconn *pc)
+{
+	db_slot    *slot = pc->owner;
+	PGconn	   *pg = pc->pg;
+
+	if (pc->flushing && !gw_pgconn_flush(pc))
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
+	if (!PQconsumeInput(pg))
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
+	while (slot->call != NULL && !PQisBusy(pg))
+	{
+		PGresult   *res = PQgetResult(pg);
+		gw_db_call *c;
+		ExecStatusType st;
+
+		if (res != NULL)
+		{
+			if (slot->first == NULL)
+				slot->first = res;
+			else
+				PQclear(res);
+			continue;
+		}
+		{
+			PGresult   *first = slot->first;
+
+			c = slot->call;
+			slot->call = NULL;
+			slot->first = NULL;
+			c->slot = NULL;
+			st = first != NULL ? PQresultStatus(first) : PGRES_FATAL_ERROR;
+			finish(c, st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? GW_DB_OK : GW_DB_ERROR,
+				   first);
+			if (first != NULL)
+				PQclear(first);
+		}
+
+		/*
+		 * The callback may have submitted a call that this slot failed to
+		 * send, and the slot's connection is gone (PQfinish'ed) with it.
+		 */
+		if (pc->state != GW_PG_UP || pc->pg != pg)
+			return;
+	}
+	/* notices and stray notifications on a query connection: nothing to do */
+	if (PQstatus(pg) == CONNECTION_BAD)
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
+	dispatch(slot->db);
+}
+
+static const gw_pgconn_ops slot_ops = {slot_up, slot_io, slot_down, NULL};
+
+gw_db *
+gw_db_create(struct lws_context *context, struct lws_vhost *vhost, const char *conninfo,
+			 int pool, int timeout_ms, const int *backoff_ms)
+{
+	gw_db	   *db = calloc(1, sizeof(*db));
+	int			i;
+
+	if (db == NULL)
+		return NULL;
+	db->slots = calloc((size_t) pool, sizeof(db_slot));
+	if (db->slots == NULL)
+	{
+		free(db);
+		return NULL;
+	}
+	db->context = context;
+	db->timeout_ms = timeout_ms;
+	db->nslots = pool;
+	for (i = 0; i < pool; i++)
+	{
+		db->slots[i].db = db;
+		gw_pgconn_start(&db->slots[i].pc, context, vhost, conninfo, "bothy-gateway",
+						backoff_ms, timeout_ms, &slot_ops, &db->slots[i]);
+	}
+	return db;
+}
+
+gw_db_call *
+gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
+		   gw_db_cb cb, void *arg)
+{
+	gw_db_call *c;
+	int			i;
+
+	if (nparams > GW_DB_MAX_PARAMS || db->pending >= GW_DB_MAX_QUEUE)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->db = db;
+	c->sql = sql;
+	c->cb = cb;
+	c->arg = arg;
+	c->queued_at = lws_now_usecs();
+	db->pending++;
+	for (i = 0; i < nparams; i++)
+	{
+		c->nparams = i;
+		if (params[i] != NULL && (c->params[i] = strdup(params[i])) == NULL)
+		{
+			c->cb = NULL;
+			call_free(c);
+			return NULL;
+		}
+	}
+	c->nparams = nparams;
+	lws_dll2_add_tail(&c->queue, &db->queue);
+	lws_sul_schedule(db->context, 0, &c->sul_deadline, deadline_cb,
+					 (lws_usec_t) db->timeout_ms * LWS_US_PER_MS);
+	dispatch(db);
+	return c;
+}
+
+void
+gw_db_cancel(gw_db_call *c)
+{
+	if (c == NULL)
+		return;
+	c->cb = NULL;
+	if (c->slot == NULL)
+	{
+		lws_dll2_remove(&c->queue);
+		call_free(c);
+	}
+}
+
+bool
+gw_db_bool_at(const PGresult *res, int col, bool *value)
+{
+	const char *v;
+
+	if (res == NULL || PQntuples(res) != 1 || col >= PQnfields(res) || PQgetisnull(res, 0, col))
+		v = NULL;
+	else
+		v = PQgetvalue(res, 0, col);
+	if (v == NULL || (strcmp(v, "t") != 0 && strcmp(v, "f") != 0))
+	{
+		gw_log(GW_LOG_ERROR, "database answer not understood");
+		return false;
+	}
+	*value = v[0] == 't';
+	return true;
+}
+
+bool
+gw_db_bool(const PGresult *res, bool *value)
+{
+	return res != NULL && PQnfields(res) == 1 && gw_db_bool_at(res, 0, value);
+}
+
+bool
+gw_db_up(const gw_db *db)
+{
+	int			i;
+
+	for (i = 0; i < db->nslots; i++)
+		if (db->slots[i].pc.state == GW_PG_UP)
+			return true;
+	return false;
+}
+
+int
+gw_db_pending(const gw_db *db)
+{
+	return db->pending;
+}
+
+void
+gw_db_destroy(gw_db *db)
+{
+	int			i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < db->nslots; i++)
+	{
+		db_slot    *slot = &db->slots[i];
+
+		gw_pgconn_stop(&slot->pc);
+		if (slot->first != NULL)
+			PQclear(slot->first);
+		if (slot->call != NULL)
+		{
+			slot->call->cb = NULL;
+			slot->call->slot = NULL;
+			call_free(slot->call);
+		}
+	}
+	while (db->queue.head != NULL)
+	{
+		gw_db_call *c = lws_container_of(db->queue.head, gw_db_call, queue);
+
+		lws_dll2_remove(&c->queue);
+		c->cb = NULL;
+		call_free(c);
+	}
+	free(db->slots);
+	free(db);
+}

@@ -1,0 +1,66 @@
+/*
+ * core/db.h
+ *		The query pool: a few asynchronous libpq connections on the loop
+ *		and one FIFO of calls, each with a deadline (--db-timeout) that
+ *		covers its wait in the queue and its run.
+ *
+ * A database outage never closes a client: its calls wait in the queue,
+ * time out with GW_DB_TIMEOUT (one log record each) and the connections
+ * reconnect by themselves.  The gateway calls only bothy.* functions.
+ */
+#ifndef BOTHY_GATEWAY_DB_H
+#define BOTHY_GATEWAY_DB_H
+
+#include <stdbool.h>
+
+#include <libpq-fe.h>
+#include <libwebsockets.h>
+
+#include "core/metrics.h"
+
+#define GW_DB_MAX_PARAMS 8
+#define GW_DB_MAX_QUEUE 100000	/* calls waiting at once; more are refused */
+
+typedef struct gw_db gw_db;
+typedef struct gw_db_call gw_db_call;
+
+/*
+ * The outcome of a call.  res is the first result (GW_DB_OK: tuples or
+ * command ok; GW_DB_ERROR: the error, or NULL when the connection broke),
+ * valid during the callback only; NULL on GW_DB_TIMEOUT.
+ */
+typedef void (*gw_db_cb) (void *arg, gw_db_result result, const PGresult *res);
+
+gw_db	   *gw_db_create(struct lws_context *context, struct lws_vhost *vhost,
+						 const char *conninfo, int pool, int timeout_ms,
+						 const int *backoff_ms);
+
+/*
+ * Queues sql (a constant string) with text params (copied; NULL is SQL
+ * NULL).  NULL when the queue is full or memory ran out: cb is then never
+ * called.  Otherwise cb is called exactly once, unless cancelled first.
+ */
+gw_db_call *gw_db_submit(gw_db *db, const char *sql, int nparams,
+					   const char *const *params, gw_db_cb cb, void *arg);
+
+/* The caller goes away: cb is not called.  A running call finishes unseen. */
+void		gw_db_cancel(gw_db_call *call);
+
+/*
+ * A boolean of an answer, strictly: row 0, column col holds exactly "t" or
+ * "f" (NULL or anything else is false, with one log record).
+ * gw_db_bool: a one-row, one-column answer.
+ */
+bool		gw_db_bool_at(const PGresult *res, int col, bool *value);
+bool		gw_db_bool(const PGresult *res, bool *value);
+
+/* At least one query connection is open. */
+bool		gw_db_up(const gw_db *db);
+
+/* Calls waiting or running. */
+int			gw_db_pending(const gw_db *db);
+
+/* Closes every connection; calls still queued are dropped unseen. */
+void		gw_db_destroy(gw_db *db);
+
+#endif							/* BOTHY_GATEWAY_DB_H */

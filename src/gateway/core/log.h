@@ -1,0 +1,37 @@
+/*
+ * core/log.h
+ *		One record a line on stderr: ts=... level=... msg="..." and, where a
+ *		record needs them, fixed key=value details (codes and counts).
+ *
+ * Messages are constant English text so that an operator can grep for
+ * them and so that no ID, token or address can reach a log line
+ * (D-M2-47-11): the details are formatted only from codes and numbers.
+ */
+#ifndef BOTHY_GATEWAY_LOG_H
+#define BOTHY_GATEWAY_LOG_H
+
+typedef enum gw_log_level
+{
+	GW_LOG_DEBUG = 0,
+	GW_LOG_INFO,
+	GW_LOG_WARN,
+	GW_LOG_ERROR
+} gw_log_level;
+
+/* Records below this level are not written (default info). */
+void		gw_log_set_level(gw_log_level level);
+
+/* One record with a constant message. */
+void		gw_log(gw_log_level level, const char *msg);
+
+/*
+ * One record with details: fmt formats "key=value" pairs from codes and
+ * numbers only, never from client or database text.
+ */
+void		gw_logf(gw_log_level level, const char *msg, const char *fmt, ...)
+			__attribute__((format(printf, 3, 4)));
+
+/* Route libwebsockets' own log lines here (errors only, text dropped). */
+void		gw_log_hook_lws(void);
+
+#endif							/* BOTHY_GATEWAY_LOG_H */

@@ -1,0 +1,306 @@
+/*
+ * core/pgconn.c
+ *		A libpq connection on the libwebsockets loop (see pgconn.h for why
+ *		raw file adoption of a dup'd socket).
+ *
+ * Nothing here blocks: PQconnectStartParams / PQconnectPoll to connect,
+ * PQsetnonblocking once up; the owner does PQsendQueryParams, PQflush,
+ * PQconsumeInput and PQgetResult in its io callback.  PQfinish of a
+ * nonblocking connection only queues the terminate message and closes.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/pgconn.h"
+
+static void connect_now(gw_pgconn *pc);
+
+/*
+ * libpq's default notice processor prints the server's text on stderr
+ * (a FATAL of a terminated backend, a WARNING): it may name objects and
+ * is not one record a line, so notices are dropped; losses are logged by
+ * the owners with constant messages.
+ */
+static void
+drop_notice(void *arg, const char *message)
+{
+	(void) arg;
+	(void) message;
+}
+
+static void
+detach_socket(gw_pgconn *pc)
+{
+	if (pc->wsi != NULL)
+	{
+		/* the wsi outlives this call by one loop turn: make it forget us */
+		lws_set_opaque_user_data(pc->wsi, NULL);
+		lws_set_timeout(pc->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		pc->wsi = NULL;
+	}
+	pc->sock = -1;
+}
+
+static bool
+adopt_socket(gw_pgconn *pc)
+{
+	lws_adopt_desc_t info;
+	int			fd = PQsocket(pc->pg);
+	int			dupfd;
+
+	if (fd < 0)
+		return false;
+	if (pc->wsi != NULL && fd == pc->sock)
+		return true;
+	detach_socket(pc);
+	dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dupfd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	info.vh = pc->vhost;
+	info.type = LWS_ADOPT_RAW_FILE_DESC;
+	info.fd.filefd = dupfd;
+	info.vh_prot_name = GW_PG_PROTOCOL;
+	info.opaque = pc;
+	/* on failure lws has closed dupfd itself */
+	pc->wsi = lws_adopt_descriptor_vhost_via_info(&info);
+	if (pc->wsi == NULL)
+		return false;
+	pc->sock = fd;
+	return true;
+}
+
+/* Drops the PGconn and its socket, without callbacks. */
+static void
+teardown(gw_pgconn *pc)
+{
+	lws_sul_cancel(&pc->sul_timeout);
+	detach_socket(pc);
+	pc->flushing = false;
+	if (pc->pg != NULL)
+	{
+		PQfinish(pc->pg);
+		pc->pg = NULL;
+	}
+}
+
+static void
+retry_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_retry);
+
+	connect_now(pc);
+}
+
+/* One attempt failed: a retry at once after a loss, then every back-off. */
+static void
+attempt_failed(gw_pgconn *pc)
+{
+	lws_usec_t	delay;
+
+	teardown(pc);
+	pc->state = GW_PG_DOWN;
+	if (pc->ops->failed != NULL)
+		pc->ops->failed(pc);
+	if (pc->stopped)
+		return;
+	delay = (lws_usec_t) (*pc->backoff_ms) * LWS_US_PER_MS;
+	if (!pc->retried_at_once)
+	{
+		pc->retried_at_once = true;
+		delay = 1;
+	}
+	lws_sul_schedule(pc->context, 0, &pc->sul_retry, retry_cb, delay);
+}
+
+static void
+timeout_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_timeout);
+
+	if (pc->state == GW_PG_CONNECTING)
+		attempt_failed(pc);
+}
+
+static void
+poll_connect(gw_pgconn *pc)
+{
+	switch (PQconnectPoll(pc->pg))
+	{
+		case PGRES_POLLING_OK:
+			lws_sul_cancel(&pc->sul_timeout);
+			if (PQsetnonblocking(pc->pg, 1) != 0 || !adopt_socket(pc))
+			{
+				attempt_failed(pc);
+				return;
+			}
+			pc->state = GW_PG_UP;
+			pc->retried_at_once = false;
+			pc->ops->up(pc);
+			return;
+		case PGRES_POLLING_FAILED:
+			attempt_failed(pc);
+			return;
+		case PGRES_POLLING_WRITING:
+			if (!adopt_socket(pc))
+			{
+				attempt_failed(pc);
+				return;
+			}
+			lws_callback_on_writable(pc->wsi);
+			return;
+		case PGRES_POLLING_READING:
+		case PGRES_POLLING_ACTIVE:
+			if (!adopt_socket(pc))
+				attempt_failed(pc);
+			return;
+	}
+}
+
+static void
+connect_now(gw_pgconn *pc)
+{
+	const char *const keys[] = {"dbname", "application_name", NULL};
+	const char *values[] = {pc->conninfo, pc->appname, NULL};
+
+	if (pc->stopped)
+		return;
+	teardown(pc);
+	pc->state = GW_PG_CONNECTING;
+	/* expand_dbname: the conninfo is the first value; application_name after it wins */
+	pc->pg = PQconnectStartParams(keys, values, 1);
+	if (pc->pg == NULL || PQstatus(pc->pg) == CONNECTION_BAD)
+	{
+		attempt_failed(pc);
+		return;
+	}
+	PQsetNoticeProcessor(pc->pg, drop_notice, NULL);
+	lws_sul_schedule(pc->context, 0, &pc->sul_timeout, timeout_cb,
+					 (lws_usec_t) pc->connect_timeout_ms * LWS_US_PER_MS);
+	/* "as if PQconnectPoll last returned PGRES_POLLING_WRITING" */
+	if (!adopt_socket(pc))
+	{
+		attempt_failed(pc);
+		return;
+	}
+	lws_callback_on_writable(pc->wsi);
+}
+
+void
+gw_pgconn_start(gw_pgconn *pc, struct lws_context *context, struct lws_vhost *vhost,
+				const char *conninfo, const char *appname, const int *backoff_ms,
+				int connect_timeout_ms, const gw_pgconn_ops *ops, void *owner)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->sock = -1;
+	pc->context = context;
+	pc->vhost = vhost;
+	pc->conninfo = conninfo;
+	pc->appname = appname;
+	pc->backoff_ms = backoff_ms;
+	pc->connect_timeout_ms = connect_timeout_ms;
+	pc->ops = ops;
+	pc->owner = owner;
+	/* the first attempt counts as the immediate one */
+	pc->retried_at_once = true;
+	connect_now(pc);
+}
+
+bool
+gw_pgconn_flush(gw_pgconn *pc)
+{
+	int			r = PQflush(pc->pg);
+
+	if (r < 0)
+		return false;
+	pc->flushing = r == 1;
+	if (pc->flushing)
+		gw_pgconn_want_write(pc);
+	return true;
+}
+
+void
+gw_pgconn_want_write(gw_pgconn *pc)
+{
+	if (pc->wsi != NULL)
+		lws_callback_on_writable(pc->wsi);
+}
+
+void
+gw_pgconn_lost(gw_pgconn *pc)
+{
+	bool		was_up = pc->state == GW_PG_UP;
+
+	if (pc->state == GW_PG_DOWN)
+		return;
+	teardown(pc);
+	pc->state = GW_PG_DOWN;
+	if (was_up)
+		pc->ops->down(pc);
+	if (pc->stopped)
+		return;
+	/* a retry at once */
+	pc->retried_at_once = true;
+	lws_sul_schedule(pc->context, 0, &pc->sul_retry, retry_cb, 1);
+}
+
+void
+gw_pgconn_stop(gw_pgconn *pc)
+{
+	pc->stopped = true;
+	lws_sul_cancel(&pc->sul_retry);
+	lws_sul_cancel(&pc->sul_lost);
+	teardown(pc);
+	pc->state = GW_PG_DOWN;
+}
+
+static void
+lost_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_lost);
+
+	if (pc->state == GW_PG_CONNECTING)
+		attempt_failed(pc);
+	else
+		gw_pgconn_lost(pc);
+}
+
+static void
+socket_event(gw_pgconn *pc)
+{
+	if (pc->state == GW_PG_CONNECTING)
+		poll_connect(pc);
+	else if (pc->state == GW_PG_UP)
+		pc->ops->io(pc);
+}
+
+int
+gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+				   void *user, void *in, size_t len)
+{
+	gw_pgconn  *pc = lws_get_opaque_user_data(wsi);
+
+	(void) user;
+	(void) in;
+	(void) len;
+	switch (reason)
+	{
+		case LWS_CALLBACK_RAW_RX_FILE:
+		case LWS_CALLBACK_RAW_WRITEABLE_FILE:
+			if (pc != NULL && pc->wsi == wsi)
+				socket_event(pc);
+			return 0;
+		case LWS_CALLBACK_RAW_CLOSE_FILE:
+			/* hang-up: libpq learns of it on its next read; go there from a timer */
+			if (pc != NULL && pc->wsi == wsi)
+			{
+				pc->wsi = NULL;
+				pc->sock = -1;
+				lws_sul_schedule(pc->context, 0, &pc->sul_lost, lost_cb, 1);
+			}
+			return 0;
+		default:
+			return 0;
+	}
+}

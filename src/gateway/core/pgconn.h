@@ -1,0 +1,95 @@
+/*
+ * core/pgconn.h
+ *		One libpq connection joined to the libwebsockets loop: asynchronous
+ *		connect, the socket adopted as a raw file descriptor, and reconnect
+ *		with the back-off of the listener (a retry at once, then one every
+ *		bothy.listen_reconnect_backoff_cap).  Used by the query pool (db.c)
+ *		and by the shared listener (listener.c).
+ *
+ * Why raw file adoption and not lws on a foreign libuv loop: Debian's lws
+ * 4.1 has no external poll, and adoption keeps the one default poll loop
+ * of ttyd with no second event library to load.  The socket adopted is a
+ * dup() of PQsocket(): libwebsockets closes the descriptor it adopted when
+ * it frees the wsi, and libpq closes its own in PQfinish, so neither ever
+ * closes a descriptor the other still uses (nor a number reused since).
+ * PQsocket() changes on every reconnect (and may change during one
+ * connect, host by host), so the socket is adopted again whenever it does.
+ */
+#ifndef BOTHY_GATEWAY_PGCONN_H
+#define BOTHY_GATEWAY_PGCONN_H
+
+#include <stdbool.h>
+
+#include <libpq-fe.h>
+#include <libwebsockets.h>
+
+typedef struct gw_pgconn gw_pgconn;
+
+typedef struct gw_pgconn_ops
+{
+	void		(*up) (gw_pgconn *pc);	/* connected, nonblocking */
+	void		(*io) (gw_pgconn *pc);	/* socket readable or writable while up */
+	void		(*down) (gw_pgconn *pc);	/* an up connection was lost */
+	void		(*failed) (gw_pgconn *pc);	/* one connect attempt failed */
+} gw_pgconn_ops;
+
+typedef enum gw_pgconn_state
+{
+	GW_PG_DOWN = 0,				/* waiting for a retry, or stopped */
+	GW_PG_CONNECTING,
+	GW_PG_UP
+} gw_pgconn_state;
+
+struct gw_pgconn
+{
+	PGconn	   *pg;				/* NULL while down */
+	struct lws *wsi;			/* the adopted dup of PQsocket(), or NULL */
+	int			sock;			/* PQsocket() when adopted */
+	gw_pgconn_state state;
+	bool		stopped;		/* no reconnect after gw_pgconn_stop */
+	bool		retried_at_once;	/* the immediate retry after a loss is spent */
+	bool		flushing;		/* PQflush left output to send */
+	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
+	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
+	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
+	const gw_pgconn_ops *ops;
+	void	   *owner;			/* the pool slot or the listener */
+	const char *conninfo;		/* the operator's conninfo */
+	const char *appname;		/* application_name of this connection */
+	const int  *backoff_ms;		/* the retry delay, owned by the caller */
+	int			connect_timeout_ms;
+	struct lws_context *context;
+	struct lws_vhost *vhost;
+};
+
+/* Sets the fields and starts the first connect attempt. */
+void		gw_pgconn_start(gw_pgconn *pc, struct lws_context *context,
+							struct lws_vhost *vhost, const char *conninfo,
+							const char *appname, const int *backoff_ms,
+							int connect_timeout_ms, const gw_pgconn_ops *ops,
+							void *owner);
+
+/* Asks for one writable callback (PQflush returned 1). */
+void		gw_pgconn_want_write(gw_pgconn *pc);
+
+/*
+ * Sends what libpq holds for the server (PQflush) and asks for a writable
+ * callback while some is left (pc->flushing).  Call it after sending a
+ * query and, while pc->flushing, at every socket event.  False when the
+ * connection broke: the caller then calls gw_pgconn_lost.
+ */
+bool		gw_pgconn_flush(gw_pgconn *pc);
+
+/* The owner found the connection broken: down, then reconnect. */
+void		gw_pgconn_lost(gw_pgconn *pc);
+
+/* Closes now and does not reconnect. */
+void		gw_pgconn_stop(gw_pgconn *pc);
+
+/* The raw-file protocol callback (protocol "bothy-pg" in server.c). */
+int			gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+							   void *user, void *in, size_t len);
+
+#define GW_PG_PROTOCOL "bothy-pg"
+
+#endif							/* BOTHY_GATEWAY_PGCONN_H */

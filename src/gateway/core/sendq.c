@@ -1,0 +1,51 @@
+/*
+ * core/sendq.c
+ *		The bounded per-connection output queue (see sendq.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sendq.h"
+
+gw_sendq_status
+gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit)
+{
+	gw_sendq_msg *m;
+
+	if (len > limit || q->bytes > limit - len)
+		return GW_SENDQ_FULL;
+	m = malloc(sizeof(*m) + headroom + len);
+	if (m == NULL)
+		return GW_SENDQ_NOMEM;
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->data + headroom, data, len);
+	if (q->tail != NULL)
+		q->tail->next = m;
+	else
+		q->head = m;
+	q->tail = m;
+	q->bytes += len;
+	return GW_SENDQ_OK;
+}
+
+void
+gw_sendq_pop(gw_sendq *q)
+{
+	gw_sendq_msg *m = q->head;
+
+	if (m == NULL)
+		return;
+	q->head = m->next;
+	if (q->head == NULL)
+		q->tail = NULL;
+	q->bytes -= m->len;
+	free(m);
+}
+
+void
+gw_sendq_clear(gw_sendq *q)
+{
+	while (q->head != NULL)
+		gw_sendq_pop(q);
+}

@@ -1,0 +1,59 @@
+/*
+ * core/sendq.h
+ *		A connection's bounded output queue: whole messages, each allocated
+ *		with the headroom libwebsockets needs in front (LWS_PRE), written
+ *		one per WRITEABLE callback.
+ *
+ * Bounded in bytes: a client that does not read makes push refuse, and
+ * the caller closes it instead of letting the node's memory grow.  An
+ * empty queue holds no allocation, so an idle connection costs only the
+ * struct (the 50,000-connection budget).  Pure: no libwebsockets here.
+ */
+#ifndef BOTHY_GATEWAY_SENDQ_H
+#define BOTHY_GATEWAY_SENDQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct gw_sendq_msg
+{
+	struct gw_sendq_msg *next;
+	size_t		len;			/* payload bytes after the headroom */
+	unsigned char data[];		/* headroom, then the payload */
+} gw_sendq_msg;
+
+typedef struct gw_sendq
+{
+	gw_sendq_msg *head;
+	gw_sendq_msg *tail;
+	size_t		bytes;			/* payload bytes queued */
+} gw_sendq;
+
+typedef enum gw_sendq_status
+{
+	GW_SENDQ_OK = 0,
+	GW_SENDQ_FULL,				/* would pass the limit: nothing queued */
+	GW_SENDQ_NOMEM
+} gw_sendq_status;
+
+/*
+ * Appends a copy of data[0..len) after headroom bytes, unless the queued
+ * payload would then pass limit bytes.
+ */
+gw_sendq_status gw_sendq_push(gw_sendq *q, size_t headroom, const void *data,
+							  size_t len, size_t limit);
+
+/* The oldest message, or NULL. */
+static inline gw_sendq_msg *
+gw_sendq_front(const gw_sendq *q)
+{
+	return q->head;
+}
+
+/* Frees the oldest message. */
+void		gw_sendq_pop(gw_sendq *q);
+
+/* Frees everything. */
+void		gw_sendq_clear(gw_sendq *q);
+
+#endif							/* BOTHY_GATEWAY_SENDQ_H */
