@@ -131,7 +131,11 @@ report_state(WorkState state)
 								 BOTHY_SCHEMA_VERSION)));
 			break;
 		case WORK_INCONSISTENT:
-			ereport(LOG, (errmsg("bothy maintenance is paused: %s", bothy_settings_broken())));
+			/* the presence rule's record is quoted by docs/operations.md */
+			if (!bothy_settings_consistent_in(DEBUG1, BOTHY_SETTINGS_PRESENCE))
+				ereport(LOG, (errmsg("bothy maintenance is paused: bothy.presence_ttl must be more than twice bothy.presence_flush_interval")));
+			else
+				ereport(LOG, (errmsg("bothy maintenance is paused: %s", bothy_settings_broken())));
 			break;
 		case WORK_UNKNOWN:
 			break;
