@@ -53,9 +53,6 @@ void		gw_relay_started(const bothy_uuid *session, const bothy_uuid *grant);
 /* The listener came back after a loss: check this node's slots (D-M2-47-5). */
 void		gw_relay_reconcile(void);
 
-/* The close codes the relay uses beyond the core's (4102, ...); their count. */
-int			gw_relay_close_codes(const int **codes);
-
 /* The route's hooks (core/route.h), the relay's part of each. */
 bool		gw_relay_init(void);
 void		gw_relay_stopping(void);
