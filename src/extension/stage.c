@@ -25,6 +25,7 @@
 #include "utils/memutils.h"
 
 #include "bothy_ext.h"
+#include "coalesce.h"
 #include "shmem.h"
 #include "signal_queue.h"
 
@@ -64,20 +65,39 @@ reset_transaction_state(void)
 	wake_maintenance = false;
 }
 
-/* No room, or no worker: send everything with the producer's own NOTIFY. */
+/*
+ * No room, or no worker: send everything with the producer's own NOTIFY,
+ * coalesced as the worker would have (a transaction that ends a host's
+ * sessions appends several log rows, and its receivers need the last).
+ */
 static void
 fall_back_to_notify(void)
 {
+	int			n = list_length(staged);
+	BothyCoalesceEntry *entries = palloc0(sizeof(BothyCoalesceEntry) * n);
+	int			i = 0;
 	ListCell   *lc;
 
 	foreach(lc, staged)
 	{
 		StagedSignal *s = lfirst(lc);
 
-		Async_Notify(BOTHY_SIGNAL_CHANNEL, s->payload);
-		bothy_count_signal(BOTHY_SIGNALS_FALLBACK, s->tag.kind, 1);
-		bothy_count_signal(BOTHY_SIGNALS_STAGED, s->tag.kind, 1);
+		entries[i].payload = s->payload;
+		entries[i].len = s->len;
+		memcpy(&entries[i].tag, &s->tag, sizeof(BothyQueueTag));
+		entries[i].order = i;
+		i++;
 	}
+	bothy_coalesce(entries, n);
+	for (i = 0; i < n; i++)
+	{
+		if (!entries[i].drop)
+			Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);
+		bothy_count_signal(BOTHY_SIGNALS_STAGED, entries[i].tag.kind, 1);
+		bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED : BOTHY_SIGNALS_FALLBACK,
+						   entries[i].tag.kind, 1);
+	}
+	pfree(entries);
 	staged = NIL;
 }
 

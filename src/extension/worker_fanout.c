@@ -26,6 +26,7 @@
 #include "utils/memutils.h"
 
 #include "bothy_ext.h"
+#include "coalesce.h"
 #include "settings.h"
 #include "shmem.h"
 #include "signal_queue.h"
@@ -36,85 +37,13 @@ PGDLLEXPORT void bothy_fanout_main(Datum arg);
 /* Wake at least this often, so a lost wake-up delays a batch, never loses it. */
 #define FANOUT_IDLE_TIMEOUT_MS 1000
 
-typedef struct BatchEntry
-{
-	const char *payload;		/* NUL-terminated copy in the batch context */
-	uint16		len;
-	BothyQueueTag tag;			/* kind, subject and rank, as the producer decoded them */
-	bool		drop;			/* coalesced away */
-	int			order;			/* position in the batch */
-} BatchEntry;
-
-static int
-compare_payload(const void *a, const void *b)
-{
-	const BatchEntry *x = *(const BatchEntry *const *) a;
-	const BatchEntry *y = *(const BatchEntry *const *) b;
-	int			c;
-
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	c = memcmp(x->payload, y->payload, x->len);
-	return c != 0 ? c : x->order - y->order;
-}
-
-/*
- * The signals a newer one of the same subject makes redundant (a run's
- * updates, an agent's appended events, the terminal log's wake-ups:
- * bothy_queue_tag_of), sorted by kind,
- * then by subject, highest rank first.
- */
-static int
-compare_subject(const void *a, const void *b)
-{
-	const BothyQueueTag *x = &(*(const BatchEntry *const *) a)->tag;
-	const BothyQueueTag *y = &(*(const BatchEntry *const *) b)->tag;
-	int			c;
-
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	c = bothy_uuid_compare(&x->subject, &y->subject);
-	if (c != 0)
-		return c;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return (*(const BatchEntry *const *) a)->order - (*(const BatchEntry *const *) b)->order;
-}
-
-/* Marks the entries a newer or identical one in the batch makes redundant. */
-static void
-coalesce(BatchEntry *entries, int n)
-{
-	BatchEntry **sorted = palloc(sizeof(BatchEntry *) * n);
-	int			subjects = 0;
-
-	for (int i = 0; i < n; i++)
-		sorted[i] = &entries[i];
-	qsort(sorted, n, sizeof(BatchEntry *), compare_payload);
-	/* sorted by bytes, then by position: the first of identical payloads stays */
-	for (int i = 1; i < n; i++)
-		if (sorted[i - 1]->len == sorted[i]->len &&
-			memcmp(sorted[i - 1]->payload, sorted[i]->payload, sorted[i]->len) == 0)
-			sorted[i]->drop = true;
-
-	for (int i = 0; i < n; i++)
-		if (!entries[i].drop && entries[i].tag.has_subject)
-			sorted[subjects++] = &entries[i];
-	qsort(sorted, subjects, sizeof(BatchEntry *), compare_subject);
-	for (int i = 1; i < subjects; i++)
-		if (sorted[i - 1]->tag.kind == sorted[i]->tag.kind &&
-			bothy_uuid_compare(&sorted[i - 1]->tag.subject, &sorted[i]->tag.subject) == 0)
-			sorted[i]->drop = true;
-	pfree(sorted);
-}
-
 /* Take one batch from the queue and notify it; returns the entries taken. */
 static int
 send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 {
 	uint32		bytes;
 	int			n = bothy_queue_take(buf, bufsize, bothy_fanout_batch_size, &bytes);
-	BatchEntry *entries;
+	BothyCoalesceEntry *entries;
 	uint32		pos = 0;
 	MemoryContext old;
 	volatile bool sent = true;	/* set in PG_CATCH, read after it */
@@ -123,7 +52,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		return 0;
 
 	old = MemoryContextSwitchTo(batch_context);
-	entries = palloc0(sizeof(BatchEntry) * n);
+	entries = palloc0(sizeof(BothyCoalesceEntry) * n);
 	for (int i = 0; i < n; i++)
 	{
 		uint16		len;
@@ -139,7 +68,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		entries[i].len = len;
 		entries[i].order = i;
 	}
-	coalesce(entries, n);
+	bothy_coalesce(entries, n);
 
 	PG_TRY();
 	{

@@ -2,6 +2,7 @@
 LISTEN connection through the fan-out worker, in commit order, never after a
 rollback; a full queue falls back to NOTIFY, and so does a producer that
 finds no fan-out worker running; a killed worker comes back."""
+import contextlib
 import json
 import os
 import signal
@@ -77,31 +78,61 @@ def postmaster_pid(inst):
         return int(f.readline())
 
 
+@contextlib.contextmanager
+def no_worker_running(inst):
+    """The worker gone and the postmaster, stopped, unable to start another."""
+    before = worker_pid(inst)
+    inst.query("SELECT pg_terminate_backend(%s)", before)
+    poll_until(lambda: worker_pid(inst) is None, timeout=10, what="the worker's exit")
+    postmaster = postmaster_pid(inst)
+    os.kill(postmaster, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(postmaster, signal.SIGCONT)
+    poll_until(lambda: worker_pid(inst) not in (None, before), timeout=10, what="a new fan-out worker")
+
+
 def test_a_signal_committed_while_no_worker_runs_is_sent_by_its_producer(small_queue, listener_of):
-    """The worker is gone and the postmaster, stopped, cannot start another:
-    a queued signal would wait for it; the producer's NOTIFY sends it now."""
+    """A queued signal would wait for a worker; the producer's NOTIFY sends it now."""
     listener = listener_of(small_queue)
     producer = small_queue.connect()            # opened while the postmaster answers
     fallback_before = small_queue.query(FALLBACK)[0][0]
-    before = worker_pid(small_queue)
-    small_queue.query("SELECT pg_terminate_backend(%s)", before)
-    poll_until(lambda: worker_pid(small_queue) is None, timeout=10, what="the worker's exit")
-    postmaster = postmaster_pid(small_queue)
-    os.kill(postmaster, signal.SIGSTOP)
-    try:
+    with no_worker_running(small_queue):
         host = new_id()
         producer.cursor().execute(PUBLISH, (host,))
         assert listener.next(timeout=5) == host_close(host)
-    finally:
-        os.kill(postmaster, signal.SIGCONT)
     producer.close()
     assert small_queue.query(FALLBACK)[0][0] == fallback_before + 1
-    poll_until(lambda: worker_pid(small_queue) not in (None, before), timeout=10,
-               what="a new fan-out worker")
     host = new_id()                             # and the queue serves again
     small_queue.query(PUBLISH, host)
     assert listener.next() == host_close(host)
     assert small_queue.query(FALLBACK)[0][0] == fallback_before + 1
+
+
+def test_the_fallback_coalesces_as_the_worker_does(small_queue, listener_of):
+    """One transaction's terminal.log wake-ups sent by its own NOTIFY: only
+    the highest number goes out (a host's disable appends a row per ended
+    session, and this was three wake-ups in single mode's CI run)."""
+    listener = listener_of(small_queue)
+    producer = small_queue.connect(autocommit=False)
+    log = "SELECT bothy.publish('terminal.log', jsonb_build_object('seq', %s::bigint))"
+    with no_worker_running(small_queue):
+        cur = producer.cursor()
+        for seq in (41, 43, 42):
+            cur.execute(log, (seq,))
+        host = new_id()
+        cur.execute(PUBLISH, (host,))
+        producer.commit()
+        mark = new_id()                         # committed after: everything before it comes first
+        cur.execute(PUBLISH, (mark,))
+        producer.commit()
+        got = []
+        while not got or got[-1] != host_close(mark):
+            got.append(listener.next(timeout=5))
+    producer.close()
+    assert [json.loads(g) for g in got[:-1]] == [{"kind": "terminal.log", "seq": 43},
+                                                 {"kind": "terminal.host_close", "host_id": host}]
 
 
 def test_the_first_signals_of_a_new_database_are_not_held_for_the_worker():
