@@ -45,12 +45,15 @@ static void
 arm_identify_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
+	gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
+/* Pushed back by every message: the wake-up asked before stays (see conn.h). */
 static void
 arm_heartbeat_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw.opt.heartbeat_ms;
+	gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
 static void
@@ -73,6 +76,11 @@ gw_session_save_now(gw_client *c)
 	start_save(c, c->acked, GW_OP_NONE);
 }
 
+/*
+ * An agent's lease renewal and the persisting of its heartbeats are
+ * checked at every sweep (agents are few); a person wakes only for its
+ * quiet deadline.
+ */
 void
 gw_session_tick(gw_client *c, int64_t now)
 {
@@ -81,9 +89,12 @@ gw_session_tick(gw_client *c, int64_t now)
 		if (now >= c->renew_at)
 			start_save(c, c->acked, GW_OP_NONE);
 		gw_agents_tick(c);
+		gw_conn_wake_at(&c->conn, now + GW_SWEEP_MS);
 	}
 	if (c->quiet_until != 0 && now >= c->quiet_until)
 		quiet(c);
+	else if (c->quiet_until != 0)
+		gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
 void
@@ -224,6 +235,8 @@ agent_taken(gw_client *c, int64_t acked)
 	if (c->conn.state != GW_CS_READY)
 		return;
 	arm_renewal(c);
+	/* its renewals and heartbeats are checked at every sweep from now on */
+	gw_conn_wake_at(&c->conn, gw_mono_ms() + GW_SWEEP_MS);
 	gw_fence_consumer(&c->principal, &c->bind, c);
 	gw_agents_ready(c);
 	gw_stream_ready(c);

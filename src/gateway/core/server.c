@@ -24,6 +24,7 @@
 #include "core/conn.h"
 #include "core/http.h"
 #include "core/log.h"
+#include "core/loop.h"
 #include "core/node.h"
 #include "core/pgconn.h"
 #include "core/route.h"
@@ -425,6 +426,8 @@ gw_serve(int argc, char **argv)
 	struct sigaction sa;
 	char		err[256];
 	int			r;
+	gw_loop_kind loop = GW_LOOP_POLL;
+	const char *loop_env = getenv("BOTHY_EVENT_LOOP");
 
 	memset(&gw, 0, sizeof(gw));
 	gw_options_defaults(&gw.opt);
@@ -495,6 +498,12 @@ gw_serve(int argc, char **argv)
 	 * headers are read, not to each idle connection.
 	 */
 	info.max_http_header_data = GW_HTTP_HEADER_MAX;
+	if ((loop_env != NULL && !gw_loop_parse(loop_env, &loop)) || !gw_loop_prepare(loop, &info))
+	{
+		fprintf(stderr, "bothy-gateway: no such event loop\n");
+		routes_fini();
+		return 1;
+	}
 	gw.context = lws_create_context(&info);
 	if (gw.context == NULL)
 	{
@@ -525,7 +534,7 @@ gw_serve(int argc, char **argv)
 	while (!gw.exit_loop)
 	{
 		gw_server_wakeup();
-		if (lws_service(gw.context, 0) < 0)
+		if (!gw_loop_run_once(gw.context))
 			break;
 	}
 
@@ -539,6 +548,7 @@ gw_serve(int argc, char **argv)
 	gw.db = NULL;
 	lws_context_destroy(gw.context);
 	gw.context = NULL;
+	gw_loop_finish();
 	routes_fini();
 	gw_logf(GW_LOG_INFO, "exit", "status=%d", gw.exit_code);
 	return gw.exit_code;
