@@ -2,13 +2,20 @@
  * core/conn.c
  *		The WebSocket transport of every route: the upgrade filter that
  *		picks the route's endpoint by path, reassembly of fragmented
- *		messages, the bounded send queue written only in SERVER_WRITEABLE,
- *		and closing with a code.  What a message means is the route's
- *		(its gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
+ *		messages, the bounded send queue, the sweep of deadlines, and
+ *		closing with a code.  What a message means is the route's (its
+ *		gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
  *
- * Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one message per
- * callback, so libwebsockets never buffers more than one partial message
- * of ours and the queue's bound is the connection's bound.
+ * One message at a time goes to libwebsockets, and only when it holds
+ * nothing of ours, so it never buffers more than one partial message and
+ * the queue's bound is the connection's bound.  A message for a
+ * connection with nothing queued and nothing held is written at once;
+ * the rest of the queue in LWS_CALLBACK_SERVER_WRITEABLE, one message per
+ * callback.  Unlike ttyd, which writes only in WRITEABLE: on an epoll loop
+ * each wait for WRITEABLE costs two epoll_ctl (write interest on, then off)
+ * and a turn of the loop, per message (a heartbeat_ack, one delivery of a
+ * fan-out), and measured a third of a node's CPU per fan-out update
+ * (docs/performance.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -253,13 +260,6 @@ write_front(gw_conn *c)
 	return true;
 }
 
-/*
- * BOTHY_DIRECT_WRITE set: a message for a connection with nothing queued
- * and nothing held by lws is written at once instead of in the next
- * WRITEABLE (for measuring both, docs/performance.md).
- */
-static int	direct = -1;
-
 void
 gw_conn_send(gw_conn *c, const char *msg, size_t len)
 {
@@ -267,15 +267,22 @@ gw_conn_send(gw_conn *c, const char *msg, size_t len)
 
 	if (c->state == GW_CONN_CLOSING)
 		return;
-	if (direct < 0)
-		direct = getenv("BOTHY_DIRECT_WRITE") != NULL;
 	switch (gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue))
 	{
 		case GW_SENDQ_OK:
-			if (was_empty && direct && !lws_partial_buffered(c->wsi))
+			if (was_empty && !lws_partial_buffered(c->wsi))
 			{
 				if (!write_front(c))
-					gw_conn_close(c, GW_CLOSE_INTERNAL, "send failed");
+				{
+					/*
+					 * The socket failed: no close frame can go either, as
+					 * when a write in WRITEABLE fails and lws closes it
+					 */
+					c->state = GW_CONN_CLOSING;
+					gw_metrics_close(1006);
+					gw_sendq_clear(&c->sendq);
+					lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+				}
 				return;
 			}
 			if (was_empty)

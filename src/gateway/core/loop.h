@@ -1,7 +1,9 @@
 /*
  * core/loop.h
- *		The event loop under libwebsockets: lws's own poll() loop, or one of
- *		its event-library plugins (libev, libuv) on a loop of ours.
+ *		The event loop under libwebsockets: a libev loop waiting with epoll,
+ *		lws on it through its libev plugin (libwebsockets-evlib_ev.so).
+ *		Every wsi is on it: client connections, the listening socket, and
+ *		the libpq sockets adopted as raw descriptors (core/pgconn.c).
  */
 #ifndef BOTHY_GATEWAY_LOOP_H
 #define BOTHY_GATEWAY_LOOP_H
@@ -10,23 +12,13 @@
 
 #include <libwebsockets.h>
 
-typedef enum gw_loop_kind
-{
-	GW_LOOP_POLL = 0,
-	GW_LOOP_LIBEV,
-	GW_LOOP_LIBUV
-} gw_loop_kind;
-
-/* "poll", "libev" or "libuv". */
-bool		gw_loop_parse(const char *s, gw_loop_kind *out);
-
 /* Before lws_create_context: the loop, and the options that put lws on it. */
-bool		gw_loop_prepare(gw_loop_kind k, struct lws_context_creation_info *info);
+bool		gw_loop_prepare(struct lws_context_creation_info *info);
 
-/* One turn: waits for something to do and does it; false when lws failed. */
-bool		gw_loop_run_once(struct lws_context *context);
+/* One turn: waits for something to do and does it. */
+void		gw_loop_run_once(void);
 
-/* After lws_context_destroy: what lws left to close, then the loop. */
+/* After lws_context_destroy: what lws left, then the loop. */
 void		gw_loop_finish(void);
 
 #endif							/* BOTHY_GATEWAY_LOOP_H */

@@ -426,8 +426,6 @@ gw_serve(int argc, char **argv)
 	struct sigaction sa;
 	char		err[256];
 	int			r;
-	gw_loop_kind loop = GW_LOOP_POLL;
-	const char *loop_env = getenv("BOTHY_EVENT_LOOP");
 
 	memset(&gw, 0, sizeof(gw));
 	gw_options_defaults(&gw.opt);
@@ -498,9 +496,9 @@ gw_serve(int argc, char **argv)
 	 * headers are read, not to each idle connection.
 	 */
 	info.max_http_header_data = GW_HTTP_HEADER_MAX;
-	if ((loop_env != NULL && !gw_loop_parse(loop_env, &loop)) || !gw_loop_prepare(loop, &info))
+	if (!gw_loop_prepare(&info))
 	{
-		fprintf(stderr, "bothy-gateway: no such event loop\n");
+		gw_log(GW_LOG_ERROR, "out of memory at start");
 		routes_fini();
 		return 1;
 	}
@@ -508,7 +506,9 @@ gw_serve(int argc, char **argv)
 	if (gw.context == NULL)
 	{
 		gw_log(GW_LOG_ERROR, "could not listen");
-		fprintf(stderr, "bothy-gateway: could not listen on --listen\n");
+		fprintf(stderr, "bothy-gateway: could not listen on --listen (or libwebsockets' "
+				"libev plugin, package libwebsockets-evlib-ev, is missing)\n");
+		gw_loop_finish();
 		routes_fini();
 		return 1;
 	}
@@ -534,8 +534,7 @@ gw_serve(int argc, char **argv)
 	while (!gw.exit_loop)
 	{
 		gw_server_wakeup();
-		if (!gw_loop_run_once(gw.context))
-			break;
+		gw_loop_run_once();
 	}
 
 	gw_conn_sweep_stop();
