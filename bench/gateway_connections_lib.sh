@@ -164,7 +164,7 @@ cpu_snap() {
     for p in "$@"; do
         sum=0
         for t in /proc/"$p"/task/*/schedstat; do
-            read -r ns _ < "$t" 2>/dev/null || continue
+            { read -r ns _ < "$t"; } 2>/dev/null || continue
             sum=$((sum + ns))
         done
         [ -d "/proc/$p" ] && printf '%s:%s ' "$p" "$sum"
