@@ -8,12 +8,12 @@
  * One thread, one epoll set.  It answers the upgrade (RFC 6455, with the
  * Sec-WebSocket-Accept a real server sends), takes the client's first frame
  * (the identify) and answers {"op":"ready","node":NODE}, which is all the
- * bench client needs to count the connection as a subscriber of this node.
+ * bench client needs to count the connection as a subscriber of this node;
+ * any later frame (a heartbeat) is answered with heartbeat_ack.
  * Each line read from the command FIFO is one event: its text goes, as one
  * prepared unmasked text frame, to every ready connection in one pass (a
- * write that the socket does not take whole waits for EPOLLOUT).  Whatever
- * a ready connection sends is read and dropped; a connection that ends is
- * closed.  The driver writes the same line, the same run document a node
+ * write that the socket does not take whole waits for EPOLLOUT).  A
+ * connection that ends is closed.  The driver writes the same line, the same run document a node
  * would send with its sent_ns, to both floor servers at once.
  *
  *   fanout_floor_server --port P --node UUID --commands FIFO
@@ -241,6 +241,27 @@ become_ready(conn *c)
 	return send_or_keep(c, f, text_frame(f, msg, (size_t) n));
 }
 
+/*
+ * FS_READY: each whole frame is answered with heartbeat_ack, a heartbeat
+ * being the one op a client of the benches sends once ready
+ * (bench/gateway_connections measures an idle node's CPU against this).
+ */
+static bool
+answer_heartbeats(conn *c)
+{
+	static const char ack[] = "\x81\x16{\"op\":\"heartbeat_ack\"}";
+	long		f;
+
+	while ((f = client_frame_size((uint8_t *) c->rx, c->rx_len)) > 0)
+	{
+		if (!send_or_keep(c, (const uint8_t *) ack, sizeof(ack) - 1))
+			return false;
+		c->rx_len -= (size_t) f;
+		memmove(c->rx, c->rx + f, c->rx_len);
+	}
+	return f == 0 && c->rx_len < RX_MAX;
+}
+
 /* Reads what came; false when the connection is over. */
 static bool
 readable(conn *c)
@@ -284,8 +305,11 @@ readable(conn *c)
 			}
 			if (!become_ready(c))
 				return false;
+			c->rx_len -= (size_t) f;
+			memmove(c->rx, c->rx + f, c->rx_len);
 		}
-		c->rx_len = 0;			/* FS_READY: dropped */
+		if (!answer_heartbeats(c))
+			return false;
 	}
 }
 

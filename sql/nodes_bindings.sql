@@ -29,6 +29,31 @@ SELECT bothy.device_bind('11111111-1111-4111-8111-111111111111', 'a0000000-0000-
 SELECT bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', NULL, 'b0000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000001');
 SELECT bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000001', NULL, 'd0000000-0000-4000-8000-000000000001');
 SELECT bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000001', NULL);
+-- many binds at once: a row per element, by its position, each a fresh bind ID
+CREATE TEMP TABLE batch AS SELECT * FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057',
+    '{a0000000-0000-4000-8000-000000000011,a0000000-0000-4000-8000-000000000012,a0000000-0000-4000-8000-000000000013}',
+    '{b0000000-0000-4000-8000-000000000001,b0000000-0000-4000-8000-000000000001,b0000000-0000-4000-8000-000000000002}',
+    '{d0000000-0000-4000-8000-000000000011,d0000000-0000-4000-8000-000000000010,d0000000-0000-4000-8000-000000000011}');
+SELECT ord, substr(bind_id::text, 15, 1) = '7' AS v7 FROM batch ORDER BY ord;
+SELECT count(DISTINCT bind_id) AS distinct_binds FROM batch;
+-- one device twice in a batch: the later element gets the newer bind ID, and it is kept
+SELECT (SELECT bind_id FROM batch WHERE ord = 3) > (SELECT bind_id FROM batch WHERE ord = 1) AS later_is_newer;
+SELECT gateway_session, bind_id = (SELECT bind_id FROM batch WHERE ord = 3) AS newest
+  FROM bothy.device_binding('d0000000-0000-4000-8000-000000000011');
+-- the rows are bound in the order of their devices (the order of their locks)
+SELECT (SELECT bind_id FROM batch WHERE ord = 2) < (SELECT bind_id FROM batch WHERE ord = 1) AS device_order;
+-- a batch never replaces a newer binding either
+SELECT bind_id < '7fffffff-ffff-7fff-bfff-ffffffffffff' AS older FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057',
+    '{a0000000-0000-4000-8000-000000000004}', '{b0000000-0000-4000-8000-000000000001}', '{d0000000-0000-4000-8000-000000000001}');
+SELECT gateway_session, bind_id FROM bothy.device_binding('d0000000-0000-4000-8000-000000000001');
+-- an empty batch binds nothing
+SELECT count(*) AS bound FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057', '{}', '{}', '{}');
+-- bad input
+SELECT * FROM bothy.device_bind_batch('11111111-1111-4111-8111-111111111111', '{a0000000-0000-4000-8000-000000000001}', '{b0000000-0000-4000-8000-000000000001}', '{d0000000-0000-4000-8000-000000000001}');
+SELECT * FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057', NULL, '{b0000000-0000-4000-8000-000000000001}', '{d0000000-0000-4000-8000-000000000001}');
+SELECT * FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057', '{a0000000-0000-4000-8000-000000000001}', '{b0000000-0000-4000-8000-000000000001}', '{}');
+SELECT * FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057', '{a0000000-0000-4000-8000-000000000001}', '{NULL}', '{d0000000-0000-4000-8000-000000000001}');
+SELECT count(*) AS bindings FROM bothy.device_bindings;
 -- stop deletes the node's presence rows and releases its connections' holds
 SELECT bothy.presence_flush('01890a5d-ac96-774b-bcce-b302099a8057', true,
     '{a0000000-0000-4000-8000-000000000001}', '{b0000000-0000-4000-8000-000000000001}',

@@ -19,7 +19,8 @@ GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
 GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
 GATEWAY_LWS_CFLAGS := $(shell pkg-config --cflags libwebsockets jansson)
-GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson)
+# libev: the node's event loop (core/loop.c), lws on it through its plugin
+GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson) -lev
 # -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>;
 # and src/gateway itself, never a room: "core/conn.h" names its room
 GATEWAY_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \

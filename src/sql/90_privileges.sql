@@ -14,6 +14,7 @@ GRANT EXECUTE ON FUNCTION
     bothy.node_start(uuid),
     bothy.node_stop(uuid),
     bothy.device_bind(uuid, uuid, uuid, uuid),
+    bothy.device_bind_batch(uuid, uuid[], uuid[], uuid[]),
     bothy.device_binding(uuid),
     bothy.consumer_take(uuid, uuid, uuid, text, interval, bigint),
     bothy.consumer_save(uuid, uuid, bigint),

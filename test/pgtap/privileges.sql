@@ -2,7 +2,7 @@
 -- each role executes exactly its own functions and has no privilege on any
 -- table; a gateway login cannot read a table yet works through the API.
 BEGIN;
-SELECT plan(33);
+SELECT plan(34);
 
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_gateway'), false, 'bothy_gateway is a group role');
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_app'), false, 'bothy_app is a group role');
@@ -27,6 +27,7 @@ SELECT is(
         'bothy.consumer_save(uuid,uuid,bigint)',
         'bothy.consumer_take(uuid,uuid,uuid,text,interval,bigint)',
         'bothy.device_bind(uuid,uuid,uuid,uuid)',
+        'bothy.device_bind_batch(uuid,uuid[],uuid[],uuid[])',
         'bothy.device_binding(uuid)',
         'bothy.node_start(uuid)',
         'bothy.node_stop(uuid)',
@@ -110,6 +111,11 @@ SELECT isnt(
     bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000001',
                       'b0000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000001'),
     NULL, 'a gateway login binds a device through the API');
+SELECT is((SELECT count(*)::int FROM bothy.device_bind_batch('01890a5d-ac96-774b-bcce-b302099a8057',
+              '{a0000000-0000-4000-8000-000000000002,a0000000-0000-4000-8000-000000000003}',
+              '{b0000000-0000-4000-8000-000000000001,b0000000-0000-4000-8000-000000000001}',
+              '{d0000000-0000-4000-8000-000000000002,d0000000-0000-4000-8000-000000000003}')),
+    2, 'a gateway login binds many devices at once through the API');
 SELECT is((SELECT count(*)::int FROM bothy.settings()), 17, 'a gateway login reads the settings');
 SELECT throws_ok('SELECT * FROM bothy.terminal_hosts', '42501', NULL, 'a gateway login cannot read the terminal hosts');
 SELECT throws_ok('SELECT * FROM bothy.terminal_log', '42501', NULL, 'a gateway login cannot read the terminal log directly');

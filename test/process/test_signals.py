@@ -36,6 +36,30 @@ def test_device_bind_signals_in_multi_mode(multi, listener_of):
     assert multi.query("SELECT bothy.signal_check(%s)", payload) == [("gateway.device",)]
 
 
+def test_device_bind_batch_signals_each_bind_in_multi_mode(multi, listener_of):
+    listener = listener_of(multi)
+    sessions, persons, devices = ([new_id() for _ in range(3)] for _ in range(3))
+    with multi.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT ord, bind_id::text FROM bothy.device_bind_batch(%s, %s::uuid[], %s::uuid[], %s::uuid[])",
+                    (NODE_A, sessions, persons, devices))
+        binds = dict(cur.fetchall())
+    # one signal per bind, in the order the rows were bound: by device
+    expected = [json.dumps({"kind": "gateway.device", "node": NODE_A, "device": devices[i - 1],
+                            "gateway_session": sessions[i - 1], "bind_id": binds[i]}, separators=(",", ":"))
+                for i in sorted(binds, key=lambda i: devices[i - 1])]
+    assert [listener.next() for _ in expected] == expected
+
+
+def test_device_bind_batch_sends_nothing_in_single_mode(single, listener_of):
+    listener = listener_of(single)
+    with single.connect() as conn:
+        call(conn, "SELECT count(*) FROM bothy.device_bind_batch(%s, %s::uuid[], %s::uuid[], %s::uuid[])",
+             NODE_A, [new_id()], [new_id()], [new_id()])
+        expected = sentinel(conn)
+    assert listener.next() == expected
+
+
 def test_consumer_take_signals_in_multi_mode(multi, listener_of):
     listener = listener_of(multi)
     agent, session = new_id(), new_id()

@@ -65,6 +65,9 @@ typedef struct gw_client
 	int64_t		quiet_until;	/* no identify, or no message, by then: session.c */
 	int64_t		renew_at;		/* agent: the next save that renews the lease */
 	gw_db_call *call;			/* the running database call, or NULL */
+	lws_dll2_t	in_binds;		/* person: its device bind waits (binds.c) */
+	struct gw_bind_batch *batch;	/* person: the bind call carrying it, or NULL */
+	uint32_t	batch_at;		/* its position in that call */
 	uint8_t		autocompleting;	/* person: its autocomplete requests waiting */
 	/* person: typing.c's rate limit, the threads typed in last */
 	struct

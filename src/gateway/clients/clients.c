@@ -11,6 +11,7 @@
  */
 #include "clients/agents.h"
 #include "clients/autocomplete.h"
+#include "clients/binds.h"
 #include "clients/client.h"
 #include "clients/clients.h"
 #include "clients/fence.h"
@@ -178,6 +179,7 @@ forget(void)
 {
 	gw_runs_stop();
 	gw_autocomplete_stop();
+	gw_binds_stop();
 	gw_hub_each_conn(&gw_clients_hub, forget_call, NULL);
 	gw_rest_forget_calls();
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "clients/agents.h"
+#include "clients/binds.h"
 #include "clients/autocomplete.h"
 #include "clients/fence.h"
 #include "clients/hub.h"
@@ -45,12 +46,15 @@ static void
 arm_identify_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
+	gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
+/* Pushed back by every message: the wake-up asked before stays (see conn.h). */
 static void
 arm_heartbeat_deadline(gw_client *c)
 {
 	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw.opt.heartbeat_ms;
+	gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
 static void
@@ -73,6 +77,11 @@ gw_session_save_now(gw_client *c)
 	start_save(c, c->acked, GW_OP_NONE);
 }
 
+/*
+ * An agent's lease renewal and the persisting of its heartbeats are
+ * checked at every sweep (agents are few); a person wakes only for its
+ * quiet deadline.
+ */
 void
 gw_session_tick(gw_client *c, int64_t now)
 {
@@ -81,9 +90,12 @@ gw_session_tick(gw_client *c, int64_t now)
 		if (now >= c->renew_at)
 			start_save(c, c->acked, GW_OP_NONE);
 		gw_agents_tick(c);
+		gw_conn_wake_at(&c->conn, now + GW_SWEEP_MS);
 	}
 	if (c->quiet_until != 0 && now >= c->quiet_until)
 		quiet(c);
+	else if (c->quiet_until != 0)
+		gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
 void
@@ -104,6 +116,7 @@ gw_session_closed(gw_client *c)
 		gw_db_cancel(c->call);
 		c->call = NULL;
 	}
+	gw_binds_forget(c);
 	if (c->kind == GW_CONN_AGENT)
 	{
 		gw_agents_closed(c);
@@ -224,6 +237,8 @@ agent_taken(gw_client *c, int64_t acked)
 	if (c->conn.state != GW_CS_READY)
 		return;
 	arm_renewal(c);
+	/* its renewals and heartbeats are checked at every sweep from now on */
+	gw_conn_wake_at(&c->conn, gw_mono_ms() + GW_SWEEP_MS);
 	gw_fence_consumer(&c->principal, &c->bind, c);
 	gw_agents_ready(c);
 	gw_stream_ready(c);
@@ -235,42 +250,10 @@ agent_taken(gw_client *c, int64_t acked)
 	}
 }
 
+/* Back to waiting for identify, the failed call answered: the client may try again. */
 static void
-identify_done(void *arg, gw_db_result result, const PGresult *res)
+identify_answer_failure(gw_client *c, gw_db_result result, const PGresult *res)
 {
-	gw_client  *c = arg;
-
-	c->call = NULL;
-	if (c->conn.state != GW_CS_IDENTIFYING)
-		return;
-	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
-	{
-		const char *v = PQgetvalue(res, 0, 0);
-
-		if (c->kind == GW_CONN_PERSON)
-		{
-			bothy_uuid	bind;
-
-			if (bothy_uuid_parse(v, strlen(v), &bind))
-			{
-				person_bound(c, &bind);
-				return;
-			}
-		}
-		else
-		{
-			long		acked;
-
-			if (gw_parse_int(v, 0, GW_EVENT_MAX, &acked))
-			{
-				agent_taken(c, acked);
-				return;
-			}
-		}
-		gw_log(GW_LOG_ERROR, "database answer not understood");
-		result = GW_DB_ERROR;
-	}
-	/* back to waiting for identify: the client may try again */
 	identify_failed(c);
 	if (result == GW_DB_ERROR && is_argument_error(res))
 		send_rejected(c, c->call_op);
@@ -278,22 +261,73 @@ identify_done(void *arg, gw_db_result result, const PGresult *res)
 		send_error(c, c->call_op, result);
 }
 
-static const char sql_device_bind[] =
-"SELECT bothy.device_bind($1::uuid, $2::uuid, $3::uuid, $4::uuid)";
+void
+gw_session_bound(gw_client *c, gw_db_result result, const PGresult *res, const bothy_uuid *bind)
+{
+	if (c->conn.state != GW_CS_IDENTIFYING)
+		return;
+	if (bind != NULL)
+		person_bound(c, bind);
+	else
+		identify_answer_failure(c, result, res);
+}
+
+/* consumer_take answered an agent's identify or resume. */
+static void
+identify_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_client  *c = arg;
+	long		acked;
+
+	c->call = NULL;
+	if (c->conn.state != GW_CS_IDENTIFYING)
+		return;
+	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+	{
+		if (gw_parse_int(PQgetvalue(res, 0, 0), 0, GW_EVENT_MAX, &acked))
+		{
+			agent_taken(c, acked);
+			return;
+		}
+		gw_log(GW_LOG_ERROR, "database answer not understood");
+		result = GW_DB_ERROR;
+	}
+	identify_answer_failure(c, result, res);
+}
+
 static const char sql_consumer_take[] =
 "SELECT bothy.consumer_take($1::uuid, $2::uuid, $3::uuid, 'connection', NULL, NULL)";
 static const char sql_consumer_save[] =
 "SELECT bothy.consumer_save($1::uuid, $2::uuid, $3::bigint)";
 
+/* An agent's identify or resume: the binding takes the agent's stream. */
+static void
+take_consumer(gw_client *c, gw_op op)
+{
+	char		node[BOTHY_UUID_STRLEN + 1],
+				agent[BOTHY_UUID_STRLEN + 1],
+				bind[BOTHY_UUID_STRLEN + 1];
+	const char *params[3] = {agent, node, bind};
+
+	/* the binding of the session to this connection holds the stream */
+	gw_new_uuid(&c->bind);
+	bothy_uuid_format(&gw.id, node);
+	bothy_uuid_format(&c->principal, agent);
+	bothy_uuid_format(&c->bind, bind);
+	c->save_at_ready = false;
+	gw_hub_index_conn(&gw_clients_hub, c);
+	c->call = gw_db_submit(gw.db, sql_consumer_take, 3, params, identify_done, c);
+	if (c->call == NULL)
+	{
+		identify_failed(c);
+		send_error(c, op, GW_DB_ERROR);
+	}
+}
+
 /* identify or resume with a verified token. */
 static void
 bind_session(gw_client *c, gw_op op, const bothy_token *t)
 {
-	char		node[BOTHY_UUID_STRLEN + 1],
-				session[BOTHY_UUID_STRLEN + 1],
-				a[BOTHY_UUID_STRLEN + 1],
-				b[BOTHY_UUID_STRLEN + 1];
-	const char *params[4];
 	bool		agent = t->kind == BOTHY_TOKEN_AGENT || (t->kind == BOTHY_TOKEN_RESUME && t->is_agent);
 
 	if (t->kind == BOTHY_TOKEN_RESUME)
@@ -303,8 +337,6 @@ bind_session(gw_client *c, gw_op op, const bothy_token *t)
 	}
 	else
 		gw_new_uuid(&c->session);
-	bothy_uuid_format(&gw.id, node);
-	bothy_uuid_format(&c->session, session);
 	c->call_op = op;
 	c->conn.state = GW_CS_IDENTIFYING;
 	c->quiet_until = 0;
@@ -312,37 +344,16 @@ bind_session(gw_client *c, gw_op op, const bothy_token *t)
 	{
 		c->kind = GW_CONN_AGENT;
 		c->principal = t->agent;
-		/* the binding of the session to this connection holds the stream */
-		gw_new_uuid(&c->bind);
-		bothy_uuid_format(&t->agent, a);
-		bothy_uuid_format(&c->bind, b);
-		params[0] = a;
-		params[1] = node;
-		params[2] = b;
-		c->save_at_ready = false;
-		gw_hub_index_conn(&gw_clients_hub, c);
-		c->call = gw_db_submit(gw.db, sql_consumer_take, 3, params, identify_done, c);
+		take_consumer(c, op);
+		return;
 	}
-	else
-	{
-		c->kind = GW_CONN_PERSON;
-		c->principal = t->person;
-		c->device = t->device;
-		memset(&c->bind, 0, sizeof(c->bind));	/* no other binding seen yet */
-		bothy_uuid_format(&t->person, a);
-		bothy_uuid_format(&t->device, b);
-		params[0] = node;
-		params[1] = session;
-		params[2] = a;
-		params[3] = b;
-		gw_hub_index_conn(&gw_clients_hub, c);
-		c->call = gw_db_submit(gw.db, sql_device_bind, 4, params, identify_done, c);
-	}
-	if (c->call == NULL)
-	{
-		identify_failed(c);
-		send_error(c, op, GW_DB_ERROR);
-	}
+	c->kind = GW_CONN_PERSON;
+	c->principal = t->person;
+	c->device = t->device;
+	memset(&c->bind, 0, sizeof(c->bind));	/* no other binding seen yet */
+	gw_hub_index_conn(&gw_clients_hub, c);
+	/* bound with the others that wait (binds.c): gw_session_bound answers */
+	gw_binds_add(c);
 }
 
 static void

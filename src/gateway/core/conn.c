@@ -2,13 +2,20 @@
  * core/conn.c
  *		The WebSocket transport of every route: the upgrade filter that
  *		picks the route's endpoint by path, reassembly of fragmented
- *		messages, the bounded send queue written only in SERVER_WRITEABLE,
- *		and closing with a code.  What a message means is the route's
- *		(its gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
+ *		messages, the bounded send queue, the sweep of deadlines, and
+ *		closing with a code.  What a message means is the route's (its
+ *		gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
  *
- * Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one message per
- * callback, so libwebsockets never buffers more than one partial message
- * of ours and the queue's bound is the connection's bound.
+ * One message at a time goes to libwebsockets, and only when it holds
+ * nothing of ours, so it never buffers more than one partial message and
+ * the queue's bound is the connection's bound.  A message for a
+ * connection with nothing queued and nothing held is written at once;
+ * the rest of the queue in LWS_CALLBACK_SERVER_WRITEABLE, one message per
+ * callback.  Unlike ttyd, which writes only in WRITEABLE: on an epoll loop
+ * each wait for WRITEABLE costs two epoll_ctl (write interest on, then off)
+ * and a turn of the loop, per message (a heartbeat_ack, one delivery of a
+ * fan-out), and measured a third of a node's CPU per fan-out update
+ * (docs/performance.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +67,7 @@ static void
 arm_stall(gw_conn *c)
 {
 	c->stall_until = gw_mono_ms() + gw.opt.send_timeout_ms;
+	gw_conn_wake_at(c, c->stall_until);
 }
 
 int64_t
@@ -124,36 +132,97 @@ gw_conn_total(void)
 	return gw_conn_count(NULL);
 }
 
+/*
+ * The wheel of wake-ups: slot k holds the connections whose tick is due in
+ * [k, k + 1) * GW_SWEEP_MS (modulo WHEEL_SLOTS), so a sweep visits only the
+ * connections due, not every connection.  A wish later than the one a
+ * connection waits for changes nothing (the earlier tick asks again), so
+ * the heartbeats that push a deadline back cost no move in the wheel; one
+ * further than a turn of the wheel stays in its slot and is passed over
+ * until its turn.
+ */
+#define WHEEL_SLOTS 1024
+
+static lws_dll2_owner_t wheel[WHEEL_SLOTS];
+static int64_t swept;			/* the last slot number swept */
 static lws_sorted_usec_list_t sul_sweep;
 
-static void
-sweep_conn(gw_conn *c, void *arg)
+static int64_t
+slot_of(int64_t ms)
 {
-	int64_t		now = *(const int64_t *) arg;
+	return ms / GW_SWEEP_MS;
+}
 
+void
+gw_conn_wake_at(gw_conn *c, int64_t when)
+{
+	int64_t		slot = slot_of(when);
+
+	if (c->wake_at != 0 && c->wake_at <= when)
+		return;
+	lws_dll2_remove(&c->in_wheel);
+	/* never into a slot swept already: the next sweep sees it */
+	if (slot <= swept)
+		slot = swept + 1;
+	c->wake_at = when;
+	lws_dll2_add_tail(&c->in_wheel, &wheel[slot % WHEEL_SLOTS]);
+}
+
+static void
+wake(gw_conn *c, int64_t now)
+{
+	c->wake_at = 0;
 	if (c->state == GW_CONN_CLOSING)
 		return;
-	if (c->stall_until != 0 && now >= c->stall_until && output_waits(c))
+	if (c->stall_until != 0 && output_waits(c))
 	{
-		too_slow(c);
-		return;
+		if (now >= c->stall_until)
+		{
+			too_slow(c);
+			return;
+		}
+		gw_conn_wake_at(c, c->stall_until);
 	}
 	if (endpoint_of(c)->tick != NULL)
 		endpoint_of(c)->tick(c, now);
 }
 
 static void
+sweep_slot(int64_t slot, int64_t now)
+{
+	lws_dll2_t *d,
+			   *next;
+
+	for (d = wheel[slot % WHEEL_SLOTS].head; d != NULL; d = next)
+	{
+		gw_conn    *c = lws_container_of(d, gw_conn, in_wheel);
+
+		next = d->next;
+		if (slot_of(c->wake_at) > slot)
+			continue;			/* a later turn of the wheel */
+		lws_dll2_remove(d);
+		wake(c, now);
+	}
+}
+
+static void
 sweep_cb(lws_sorted_usec_list_t *sul)
 {
 	int64_t		now = gw_mono_ms();
+	int64_t		last = slot_of(now);
 
-	gw_conn_each(NULL, sweep_conn, &now);
+	/* a late sweep catches up, at most one turn of the wheel */
+	if (last - swept > WHEEL_SLOTS)
+		swept = last - WHEEL_SLOTS;
+	while (swept < last)
+		sweep_slot(++swept, now);
 	lws_sul_schedule(gw.context, 0, sul, sweep_cb, (lws_usec_t) GW_SWEEP_MS * LWS_US_PER_MS);
 }
 
 void
 gw_conn_sweep_start(void)
 {
+	swept = slot_of(gw_mono_ms());
 	lws_sul_schedule(gw.context, 0, &sul_sweep, sweep_cb, (lws_usec_t) GW_SWEEP_MS * LWS_US_PER_MS);
 }
 
@@ -161,6 +230,34 @@ void
 gw_conn_sweep_stop(void)
 {
 	lws_sul_cancel(&sul_sweep);
+}
+
+/*
+ * Writes the front of the queue; false when the socket failed.  What the
+ * socket did not take, lws keeps and sends before anything else; the rest
+ * of the queue waits for WRITEABLE.
+ */
+static bool
+write_front(gw_conn *c)
+{
+	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
+
+	if (m == NULL)
+		return true;
+	if (lws_write(c->wsi, m->data + LWS_PRE, m->len, LWS_WRITE_TEXT) < (int) m->len)
+		return false;
+	gw_stats.frames_out++;
+	gw_sendq_pop(&c->sendq);
+	if (gw_sendq_front(&c->sendq) != NULL)
+	{
+		arm_stall(c);			/* progress: the client reads */
+		lws_callback_on_writable(c->wsi);
+	}
+	else if (lws_partial_buffered(c->wsi))
+		arm_stall(c);			/* the rest of this message still waits */
+	else
+		c->stall_until = 0;
+	return true;
 }
 
 void
@@ -173,6 +270,21 @@ gw_conn_send(gw_conn *c, const char *msg, size_t len)
 	switch (gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue))
 	{
 		case GW_SENDQ_OK:
+			if (was_empty && !lws_partial_buffered(c->wsi))
+			{
+				if (!write_front(c))
+				{
+					/*
+					 * The socket failed: no close frame can go either, as
+					 * when a write in WRITEABLE fails and lws closes it
+					 */
+					c->state = GW_CONN_CLOSING;
+					gw_metrics_close(1006);
+					gw_sendq_clear(&c->sendq);
+					lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+				}
+				return;
+			}
 			if (was_empty)
 				arm_stall(c);
 			lws_callback_on_writable(c->wsi);
@@ -190,27 +302,9 @@ gw_conn_send(gw_conn *c, const char *msg, size_t len)
 static int
 writeable(gw_conn *c)
 {
-	gw_sendq_msg *m;
-
 	if (c->state == GW_CONN_CLOSING)
 		return -1;				/* lws sends the close frame set by lws_close_reason */
-	m = gw_sendq_front(&c->sendq);
-	if (m == NULL)
-		return 0;
-	if (lws_write(c->wsi, m->data + LWS_PRE, m->len, LWS_WRITE_TEXT) < (int) m->len)
-		return -1;
-	gw_stats.frames_out++;
-	gw_sendq_pop(&c->sendq);
-	if (gw_sendq_front(&c->sendq) != NULL)
-	{
-		arm_stall(c);			/* progress: the client reads */
-		lws_callback_on_writable(c->wsi);
-	}
-	else if (lws_partial_buffered(c->wsi))
-		arm_stall(c);			/* the rest of this message still waits */
-	else
-		c->stall_until = 0;
-	return 0;
+	return write_front(c) ? 0 : -1;
 }
 
 static void
@@ -344,6 +438,7 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			if (endpoint_of(c)->closed != NULL)
 				endpoint_of(c)->closed(c);
 			lws_dll2_remove(&c->in_endpoint);
+			lws_dll2_remove(&c->in_wheel);
 			gw_sendq_clear(&c->sendq);
 			drop_rx(c);
 			c->wsi = NULL;

@@ -39,6 +39,8 @@ typedef struct gw_conn
 	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
 	bool		body_last;		/* HTTP: its last piece is handed to lws */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
+	int64_t		wake_at;		/* its tick is due then (gw_mono_ms); 0: none */
+	lws_dll2_t	in_wheel;		/* the sweep's slot of wake_at */
 	lws_dll2_t	in_endpoint;	/* the connections of its endpoint */
 	gw_sendq	sendq;
 	char	   *rx;				/* reassembly (HTTP: the response) */
@@ -70,12 +72,17 @@ uint32_t	gw_conn_count(const gw_ws_endpoint *ep);
 uint32_t	gw_conn_total(void);
 
 /*
- * The deadlines of every connection are checked by one sweep every
- * GW_SWEEP_MS instead of a timer each: an lws_sul insertion walks the
- * sorted list, so a timer re-armed per message would cost O(connections).
- * The deadlines are in gw_mono_ms() and are met within GW_SWEEP_MS.
+ * The deadlines of every connection are met by one sweep every GW_SWEEP_MS
+ * instead of a timer each: an lws_sul insertion walks the sorted list, so a
+ * timer re-armed per message would cost O(connections).  The sweep visits
+ * only the connections that asked for it: gw_conn_wake_at(c, when) asks for
+ * the endpoint's tick at when (gw_mono_ms()), met within GW_SWEEP_MS after.
+ * Of two wishes the earlier counts; a tick may so come before a deadline
+ * that was pushed back, and asks again for what it still waits for.  After
+ * its tick a connection has no wake-up until it asks again.
  */
 #define GW_SWEEP_MS 200
+void		gw_conn_wake_at(gw_conn *c, int64_t when);
 void		gw_conn_sweep_start(void);
 void		gw_conn_sweep_stop(void);
 

@@ -26,6 +26,7 @@ typedef struct db_slot
 struct gw_db_call
 {
 	lws_dll2_t	queue;			/* in db->queue while waiting */
+	lws_dll2_t	pending;		/* in db->pending until freed */
 	gw_db	   *db;
 	const char *sql;
 	int			nparams;
@@ -34,7 +35,7 @@ struct gw_db_call
 	void	   *arg;
 	db_slot    *slot;			/* running here, or NULL */
 	lws_usec_t	queued_at;
-	lws_sorted_usec_list_t sul_deadline;
+	lws_usec_t	deadline;		/* queued_at + the pool's timeout */
 };
 
 struct gw_db
@@ -44,7 +45,9 @@ struct gw_db
 	int			nslots;
 	db_slot    *slots;
 	lws_dll2_owner_t queue;		/* waiting calls, oldest first */
-	int			pending;		/* waiting or running */
+	lws_dll2_owner_t pending;	/* waiting or running, oldest (first due) first */
+	lws_sorted_usec_list_t sul_deadline;	/* armed for a call of pending */
+	lws_usec_t	sul_at;			/* when it fires; 0: not armed */
 	bool		was_up;			/* for the one record per outage */
 };
 
@@ -55,10 +58,9 @@ call_free(gw_db_call *c)
 {
 	int			i;
 
-	lws_sul_cancel(&c->sul_deadline);
+	lws_dll2_remove(&c->pending);
 	for (i = 0; i < c->nparams; i++)
 		free(c->params[i]);
-	c->db->pending--;
 	free(c);
 }
 
@@ -74,12 +76,40 @@ finish(gw_db_call *c, gw_db_result result, const PGresult *res)
 	call_free(c);
 }
 
+static void deadline_cb(lws_sorted_usec_list_t *sul);
+
+/*
+ * One timer for every call's deadline: the calls share the pool's timeout,
+ * so the oldest is always the first due, and a timer each would cost an
+ * insertion into lws's sorted list per call (O(calls) with thousands
+ * waiting, as in a reconnect storm).  The timer is armed for a call that
+ * may have ended since; it then only moves on to the next.
+ */
 static void
-deadline_cb(lws_sorted_usec_list_t *sul)
+arm_deadline(gw_db *db)
 {
-	gw_db_call *c = lws_container_of(sul, gw_db_call, sul_deadline);
+	gw_db_call *head;
+	lws_usec_t	delay;
+
+	if (db->pending.head == NULL)
+	{
+		lws_sul_cancel(&db->sul_deadline);
+		db->sul_at = 0;
+		return;
+	}
+	head = lws_container_of(db->pending.head, gw_db_call, pending);
+	if (db->sul_at != 0 && db->sul_at <= head->deadline)
+		return;
+	db->sul_at = head->deadline;
+	delay = head->deadline - lws_now_usecs();
+	/* at least 1: a delay of -1 would cancel the timer */
+	lws_sul_schedule(db->context, 0, &db->sul_deadline, deadline_cb, delay > 0 ? delay : 1);
+}
+
+static void
+expire(gw_db_call *c)
+{
 	db_slot    *slot = c->slot;
-	gw_db	   *db = c->db;
 
 	gw_log(GW_LOG_WARN, "database call timed out");
 	if (slot != NULL)
@@ -96,6 +126,24 @@ deadline_cb(lws_sorted_usec_list_t *sul)
 	else
 		lws_dll2_remove(&c->queue);
 	finish(c, GW_DB_TIMEOUT, NULL);
+}
+
+static void
+deadline_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_db	   *db = lws_container_of(sul, gw_db, sul_deadline);
+	lws_usec_t	now = lws_now_usecs();
+
+	db->sul_at = 0;
+	while (db->pending.head != NULL)
+	{
+		gw_db_call *c = lws_container_of(db->pending.head, gw_db_call, pending);
+
+		if (c->deadline > now)
+			break;
+		expire(c);
+	}
+	arm_deadline(db);
 	dispatch(db);
 }
 
@@ -268,7 +316,7 @@ gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
 	gw_db_call *c;
 	int			i;
 
-	if (nparams > GW_DB_MAX_PARAMS || db->pending >= GW_DB_MAX_QUEUE)
+	if (nparams > GW_DB_MAX_PARAMS || db->pending.count >= GW_DB_MAX_QUEUE)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
@@ -278,7 +326,8 @@ gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
 	c->cb = cb;
 	c->arg = arg;
 	c->queued_at = lws_now_usecs();
-	db->pending++;
+	c->deadline = c->queued_at + (lws_usec_t) db->timeout_ms * LWS_US_PER_MS;
+	lws_dll2_add_tail(&c->pending, &db->pending);
 	for (i = 0; i < nparams; i++)
 	{
 		c->nparams = i;
@@ -291,8 +340,7 @@ gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
 	}
 	c->nparams = nparams;
 	lws_dll2_add_tail(&c->queue, &db->queue);
-	lws_sul_schedule(db->context, 0, &c->sul_deadline, deadline_cb,
-					 (lws_usec_t) db->timeout_ms * LWS_US_PER_MS);
+	arm_deadline(db);
 	dispatch(db);
 	return c;
 }
@@ -348,7 +396,7 @@ gw_db_up(const gw_db *db)
 int
 gw_db_pending(const gw_db *db)
 {
-	return db->pending;
+	return (int) db->pending.count;
 }
 
 void
@@ -380,6 +428,7 @@ gw_db_destroy(gw_db *db)
 		c->cb = NULL;
 		call_free(c);
 	}
+	lws_sul_cancel(&db->sul_deadline);
 	free(db->slots);
 	free(db);
 }

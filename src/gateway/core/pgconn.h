@@ -6,12 +6,13 @@
  *		bothy.listen_reconnect_backoff_cap).  Used by the query pool (db.c)
  *		and by the shared listener (listener.c).
  *
- * Why raw file adoption and not lws on a foreign libuv loop: Debian's lws
- * 4.1 has no external poll, and adoption keeps the one default poll loop
- * of ttyd with no second event library to load.  The socket adopted is a
- * dup() of PQsocket(): libwebsockets closes the descriptor it adopted when
- * it frees the wsi, and libpq closes its own in PQfinish, so neither ever
- * closes a descriptor the other still uses (nor a number reused since).
+ * Why raw file adoption: Debian's lws 4.1 has no external poll, and an
+ * adopted descriptor is a wsi like any other, on the loop lws runs on
+ * (libev, core/loop.c), with no watcher of ours beside lws's.  The socket
+ * adopted is a dup() of PQsocket(): libwebsockets closes the descriptor it
+ * adopted when it frees the wsi, and libpq closes its own in PQfinish, so
+ * neither ever closes a descriptor the other still uses (nor a number
+ * reused since).
  * PQsocket() changes on every reconnect (and may change during one
  * connect, host by host), so the socket is adopted again whenever it does.
  */

@@ -53,7 +53,11 @@ typedef struct gw_ws_endpoint
 	void		(*established) (struct gw_conn *c);
 	/* one complete message (not NUL-terminated) */
 	void		(*message) (struct gw_conn *c, const char *msg, size_t len, bool binary);
-	/* every GW_SWEEP_MS, now in gw_mono_ms(), unless the close is decided */
+	/*
+	 * a wake-up asked for with gw_conn_wake_at has come (now in
+	 * gw_mono_ms()), unless the close is decided: check the deadlines and
+	 * ask again for the next one
+	 */
 	void		(*tick) (struct gw_conn *c, int64_t now);
 	/* the connection is gone: cancel what it waits for (its queue is freed after) */
 	void		(*closed) (struct gw_conn *c);

@@ -24,6 +24,7 @@
 #include "core/conn.h"
 #include "core/http.h"
 #include "core/log.h"
+#include "core/loop.h"
 #include "core/node.h"
 #include "core/pgconn.h"
 #include "core/route.h"
@@ -495,11 +496,19 @@ gw_serve(int argc, char **argv)
 	 * headers are read, not to each idle connection.
 	 */
 	info.max_http_header_data = GW_HTTP_HEADER_MAX;
+	if (!gw_loop_prepare(&info))
+	{
+		gw_log(GW_LOG_ERROR, "out of memory at start");
+		routes_fini();
+		return 1;
+	}
 	gw.context = lws_create_context(&info);
 	if (gw.context == NULL)
 	{
 		gw_log(GW_LOG_ERROR, "could not listen");
-		fprintf(stderr, "bothy-gateway: could not listen on --listen\n");
+		fprintf(stderr, "bothy-gateway: could not listen on --listen (or libwebsockets' "
+				"libev plugin, package libwebsockets-evlib-ev, is missing)\n");
+		gw_loop_finish();
 		routes_fini();
 		return 1;
 	}
@@ -525,8 +534,7 @@ gw_serve(int argc, char **argv)
 	while (!gw.exit_loop)
 	{
 		gw_server_wakeup();
-		if (lws_service(gw.context, 0) < 0)
-			break;
+		gw_loop_run_once();
 	}
 
 	gw_conn_sweep_stop();
@@ -539,6 +547,7 @@ gw_serve(int argc, char **argv)
 	gw.db = NULL;
 	lws_context_destroy(gw.context);
 	gw.context = NULL;
+	gw_loop_finish();
 	routes_fini();
 	gw_logf(GW_LOG_INFO, "exit", "status=%d", gw.exit_code);
 	return gw.exit_code;
