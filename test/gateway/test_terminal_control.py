@@ -244,3 +244,33 @@ def test_session_started_commits_and_a_report_gets_session_close_for_closed_sess
     assert before == "opening" and after == "active"
     assert close == {"op": "session.close", "session": closed_one}
     assert node.metric("bothy_terminal_sessions_started_total") == 1
+
+
+def test_at_login_every_session_of_the_host_that_is_not_closed_gets_session_open(gateways, tworld, keys):
+    node = gateways(1)
+
+    async def go():
+        host, owner, conn = await active_host(tworld, node)
+        opened = []
+        for _ in range(2):
+            status, body = await terminal_call(node, "POST", "/v1/terminal/sessions", keys.person(owner),
+                                               {"host": host})
+            assert status == 201, body
+            opened.append(body["session"])
+            await conn.expect("session.open", timeout=5)
+        assert (await terminal_call(node, "DELETE", "/v1/terminal/sessions/" + opened[1],
+                                    keys.person(owner)))[0] == 204
+        await conn.expect("session.close")
+        await conn.close()
+        again = await ControlConnection(node_base(node), conn.key).connect()
+        await again.hello(host)
+        await again.report()
+        again.start_heartbeats()
+        sopen = await again.expect("session.open", timeout=5)
+        await again.nothing_for(1.0)
+        await again.close()
+        return opened, sopen
+    opened, sopen = run(go())
+    state, _, grant = tworld.session(opened[0])
+    assert sopen == {"op": "session.open", "session": opened[0], "grant": grant,
+                     "device": sopen["device"]} and state == "opening"
