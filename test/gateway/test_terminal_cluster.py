@@ -239,3 +239,32 @@ def test_a_stopping_node_closes_with_1001_and_the_other_stops_counting_at_once(g
     code, status, gone = run(go())
     assert code == 1001 and status == 0
     assert gone < WINDOW - 1.0, gone
+
+
+def test_an_announcement_heard_after_its_gone_is_ignored(gateways, tworld, keys, pg):
+    # the two signals of one connection, published from SQL in the order a
+    # node's two calls may commit: gone first, then its last present
+    node = gateways(1)
+    host, _, owner = tworld.register()
+    sentinel_host, _, _ = tworld.register(owner)
+
+    def publish(kind, of, conn):
+        pg.query("SELECT bothy.publish(%s, jsonb_build_object('host_id', %s::text, 'conn_id', %s::text))",
+                 kind, of, conn)
+
+    def counted(of):
+        return connected_on(node, keys, owner, of)
+
+    late, other, sentinel = (pg.query("SELECT bothy.uuidv7()::text")[0][0] for _ in range(3))
+    publish("terminal.host_present", host, other)
+    poll_until(lambda: counted(host), timeout=5, what="another connection counted")
+    publish("terminal.host_gone", host, other)
+    poll_until(lambda: not counted(host), timeout=1, what="gone at once, not at the window's end")
+    publish("terminal.host_gone", host, late)
+    publish("terminal.host_present", host, late)
+    publish("terminal.host_present", host, other)
+    # heard after those, well within their window (3 s) had they counted
+    publish("terminal.host_present", sentinel_host, sentinel)
+    took = poll_until(lambda: counted(sentinel_host), timeout=2, what="the sentinel counted")
+    assert not counted(host) and took < 2
+    assert node.metric("bothy_terminal_presence_entries") == 1

@@ -6,6 +6,13 @@
  * malloc'd when first heard.  Expiry is a walk of every entry once a
  * second: the entries are the cluster's connected hosts, and a walk is
  * cheaper than a timer per entry re-armed at every heartbeat.
+ *
+ * terminal.host_gone leaves a tombstone for one window instead of
+ * dropping the entry: a connection's last terminal.host_present and its
+ * terminal.host_gone are separate calls on the sending node, which may
+ * commit in either order, and a present heard after the gone would
+ * otherwise count a closed connection for a whole window.  A conn ID
+ * names one connection for its life, so nothing of a gone one is news.
  */
 #include <stdlib.h>
 
@@ -22,11 +29,13 @@ typedef struct entry
 	lws_dll2_t	in_bucket;
 	bothy_uuid	host;
 	bothy_uuid	conn;
-	int64_t		heard;			/* gw_mono_ms of its last announcement */
+	int64_t		heard;			/* gw_mono_ms of its last announcement, or of its gone */
+	bool		gone;			/* a tombstone: terminal.host_gone was heard */
 } entry;
 
 static lws_dll2_owner_t buckets[BUCKETS];
-static uint32_t nentries;
+static uint32_t nentries;		/* tombstones included */
+static uint32_t nlive;			/* not gone */
 
 static lws_dll2_owner_t *
 bucket(const bothy_uuid *host)
@@ -59,37 +68,52 @@ static void
 drop(entry *e)
 {
 	lws_dll2_remove(&e->in_bucket);
+	if (!e->gone)
+		nlive--;
 	free(e);
 	nentries--;
+}
+
+/* The entry of (host, conn), made when missing; NULL when the view is full. */
+static entry *
+entry_of(const bothy_uuid *host, const bothy_uuid *conn)
+{
+	entry	   *e = find(host, conn);
+
+	if (e != NULL)
+		return e;
+	if (nentries >= GW_TPRESENCE_MAX || (e = calloc(1, sizeof(*e))) == NULL)
+	{
+		gw_tstats.presence_refused++;
+		return NULL;
+	}
+	e->host = *host;
+	e->conn = *conn;
+	lws_dll2_add_tail(&e->in_bucket, bucket(host));
+	nentries++;
+	nlive++;
+	return e;
 }
 
 void
 gw_tpresence_heard(const bothy_uuid *host, const bothy_uuid *conn, int64_t now)
 {
-	entry	   *e = find(host, conn);
+	entry	   *e = entry_of(host, conn);
 
-	if (e == NULL)
-	{
-		if (nentries >= GW_TPRESENCE_MAX || (e = calloc(1, sizeof(*e))) == NULL)
-		{
-			gw_tstats.presence_refused++;
-			return;
-		}
-		e->host = *host;
-		e->conn = *conn;
-		lws_dll2_add_tail(&e->in_bucket, bucket(host));
-		nentries++;
-	}
-	e->heard = now;
+	if (e != NULL && !e->gone)
+		e->heard = now;
 }
 
 void
-gw_tpresence_gone(const bothy_uuid *host, const bothy_uuid *conn)
+gw_tpresence_gone(const bothy_uuid *host, const bothy_uuid *conn, int64_t now)
 {
-	entry	   *e = find(host, conn);
+	entry	   *e = entry_of(host, conn);
 
-	if (e != NULL)
-		drop(e);
+	if (e == NULL || e->gone)
+		return;
+	e->gone = true;
+	e->heard = now;
+	nlive--;
 }
 
 bool
@@ -103,7 +127,7 @@ gw_tpresence_counts(const bothy_uuid *host, int64_t now)
 		entry	   *e = lws_container_of(d, entry, in_bucket);
 
 		/* inclusive: no more than the window since its last announcement */
-		if (bothy_uuid_compare(&e->host, host) == 0 && now - e->heard <= window)
+		if (!e->gone && bothy_uuid_compare(&e->host, host) == 0 && now - e->heard <= window)
 			return true;
 	}
 	return false;
@@ -140,7 +164,7 @@ gw_tpresence_expire(int64_t now)
 uint32_t
 gw_tpresence_entries(void)
 {
-	return nentries;
+	return nlive;
 }
 
 void

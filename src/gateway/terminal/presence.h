@@ -24,8 +24,9 @@
 #include "uuid.h"
 
 /*
- * The most remote entries held: a node announces each of its control
- * connections, so this is the cluster's connected hosts.  An entry past
+ * The most remote entries held (those gone within a window included): a
+ * node announces each of its control connections, so this is the
+ * cluster's connected hosts.  An entry past
  * it is not kept (counted): its host may read as not connected.
  */
 #define GW_TPRESENCE_MAX 200000
@@ -36,8 +37,12 @@ int64_t		gw_tpresence_window(void);
 /* terminal.host_present of another node's connection, heard at now (gw_mono_ms). */
 void		gw_tpresence_heard(const bothy_uuid *host, const bothy_uuid *conn, int64_t now);
 
-/* terminal.host_gone of another node's connection. */
-void		gw_tpresence_gone(const bothy_uuid *host, const bothy_uuid *conn);
+/*
+ * terminal.host_gone of another node's connection, heard at now: it no
+ * longer counts, and an announcement of it heard later (the two may be
+ * heard in either order) is ignored for a window.
+ */
+void		gw_tpresence_gone(const bothy_uuid *host, const bothy_uuid *conn, int64_t now);
 
 /* A remote entry of host counts at now. */
 bool		gw_tpresence_counts(const bothy_uuid *host, int64_t now);
@@ -48,7 +53,7 @@ bool		gw_tpresence_connected(const bothy_uuid *host, int64_t now);
 /* Drops the entries past the window (every second, and at /metrics). */
 void		gw_tpresence_expire(int64_t now);
 
-/* Remote entries held now. */
+/* Remote entries held now, not counting those gone. */
 uint32_t	gw_tpresence_entries(void);
 
 /* Frees every entry (the loop ended). */

@@ -55,7 +55,7 @@ gw_terminal_dispatch(const bothy_signal *sig)
 			gw_tprobe_heard(&sig->host_id, &sig->conn_id);
 			break;
 		case BOTHY_KIND_TERMINAL_HOST_GONE:
-			gw_tpresence_gone(&sig->host_id, &sig->conn_id);
+			gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
 			break;
 		case BOTHY_KIND_TERMINAL_LOG:
 			gw_ttail_wake(sig->seq);
