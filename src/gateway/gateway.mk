@@ -35,7 +35,7 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
-                   test/unit/gateway/test_tmodel
+                   test/unit/gateway/test_tmodel test/unit/gateway/test_twire
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
@@ -55,8 +55,18 @@ test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/se
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/sendq.c
 
 test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/terminal/model.c \
-        src/gateway/terminal/model.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/model.c
+        src/gateway/terminal/model.h src/common/uuid.c src/common/uuid.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/model.c src/common/uuid.c
+
+# The control connection's messages and the host's signatures (libsodium:
+# its base64 and Ed25519).
+GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
+                   src/gateway/terminal/model.c src/gateway/keys/base64url.c
+test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
+        src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
+        $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \
+	    -lsodium -ljansson
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h test/unit/unit.h
@@ -82,6 +92,6 @@ gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
                test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
                test/unit/gateway/test_events test/unit/gateway/test_route \
-               test/unit/gateway/test_tmodel
+               test/unit/gateway/test_tmodel test/unit/gateway/test_twire
 
 .PHONY: gateway

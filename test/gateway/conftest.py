@@ -249,3 +249,125 @@ async def heartbeat(ws):
         reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
         if reply.get("op") != "event":
             return reply
+
+
+# --- the terminal (test_terminal_*.py) -------------------------------------
+
+# Short terminal settings: a control connection heartbeats every second and
+# is gone after 3 s of silence, a probe waits 1 s (probation: 2 s), the log
+# is polled twice a second.  The open timeout keeps the database's two rules
+# (more than twice the probe timeout and the poll interval).
+TERMINAL_CONF = [
+    "bothy.terminal_host_heartbeat_interval = '1s'",
+    "bothy.terminal_host_heartbeat_miss_limit = 3",
+    "bothy.terminal_host_duplicate_probe_timeout = '1s'",
+    "bothy.terminal_open_timeout = '8s'",
+    "bothy.terminal_log_poll_interval = '500ms'",
+]
+
+
+def terminal_instance(name, mode="multi", extra=()):
+    """A started instance of its own for a terminal module, in mode, with
+    TERMINAL_CONF: a module overrides the pg fixture with it, as
+    test_modes.py does."""
+    conf = [line for line in PG_CONF if not line.startswith("bothy.cluster_mode")]
+    inst = Instance(name, conf + ["bothy.cluster_mode = '%s'" % mode] + TERMINAL_CONF + list(extra))
+    inst.start()
+    return inst
+
+
+class TerminalWorld:
+    """The application's side of the terminal (docs/sql-api.md, "The
+    terminal: for applications") through the superuser connection, and
+    what the tests read of the database."""
+
+    def __init__(self, pg):
+        self.pg = pg
+
+    def register(self, owner=None, name="laptop", local_confirm=False):
+        """A new host in pairing: (host, code, owner)."""
+        owner = owner or new_id()
+        host, code = self.pg.query(
+            "SELECT host::text, pairing_code FROM bothy.terminal_host_register(%s, %s, %s)",
+            owner, name, local_confirm)[0]
+        return host, code, owner
+
+    def confirm(self, host, fingerprint):
+        return self.pg.query("SELECT bothy.terminal_host_confirm(%s, %s)", host, fingerprint)[0][0]
+
+    def disable(self, *hosts):
+        self.pg.query("SELECT count(bothy.terminal_host_disable(h)) FROM unnest(%s::uuid[]) h",
+                      list(hosts))
+
+    def repair(self, host):
+        return self.pg.query("SELECT bothy.terminal_host_repair(%s)", host)[0][0]
+
+    def host_state(self, host):
+        return self.pg.query("SELECT state FROM bothy.terminal_host_states(ARRAY[%s::uuid])",
+                             host)[0][0]
+
+    def session(self, session):
+        """(state, close_detail, grant) of a session."""
+        return tuple(self.pg.query("SELECT state, close_detail, grant_id::text "
+                                   "FROM bothy.terminal_sessions WHERE session = %s", session)[0])
+
+    def log_head(self):
+        return self.pg.query("SELECT bothy.terminal_log_head()")[0][0]
+
+
+def terminal_rest(node, method, path, token=None, body=None, raw=None, headers=None, timeout=10.0):
+    """(status, decoded JSON body or None) of a REST call on node: body is
+    sent as JSON, raw as the bytes given."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (node.port, path), data=data,
+                                     method=method)
+    if token is not None:
+        request.add_header("Authorization", "Bearer " + token)
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            text = r.read().decode()
+            return r.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        return e.code, json.loads(text) if text else None
+
+
+def terminal_call(*args, **kwargs):
+    """terminal_rest in a thread, awaitable from a test's coroutine."""
+    return asyncio.get_running_loop().run_in_executor(None, lambda: terminal_rest(*args, **kwargs))
+
+
+@pytest.fixture
+def tworld(pg):
+    """The TerminalWorld of the module's instance (its own pg fixture)."""
+    return TerminalWorld(pg)
+
+
+def node_base(node):
+    """The base URL of a node's WebSocket paths."""
+    return "ws://127.0.0.1:%d" % node.port
+
+
+async def active_host(world, node, key=None, owner=None, report=True, heartbeats=True):
+    """A host registered, paired on node with key, confirmed by its owner
+    (ready again with state active on the same connection), reported and
+    heartbeating: (host, owner, ControlConnection)."""
+    import fakehost
+    key = key or fakehost.HostKey()
+    host, code, owner = world.register(owner)
+    conn = await fakehost.ControlConnection(node_base(node), key).connect()
+    ready = await conn.pair(host, code)
+    assert ready["state"] == "confirming", ready
+    assert world.confirm(host, key.fingerprint) == "active"
+    again = await conn.expect("ready")
+    assert again == dict(ready, state="active"), (ready, again)
+    conn.ready = again
+    if report:
+        await conn.report()
+    if heartbeats:
+        conn.start_heartbeats()
+    return host, owner, conn

@@ -446,6 +446,10 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 
 		case LWS_CALLBACK_HTTP:
 			return gw_http_request(wsi, c, in);
+		case LWS_CALLBACK_HTTP_BODY:
+			return gw_http_body_in(c, in, len);
+		case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+			return gw_http_body_done(wsi, c);
 		case LWS_CALLBACK_HTTP_WRITEABLE:
 			return gw_http_writeable(wsi, c);
 		case LWS_CALLBACK_CLOSED_HTTP:

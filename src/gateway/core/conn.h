@@ -38,12 +38,14 @@ typedef struct gw_conn
 	uint16_t	close_code;		/* the code of the close frame */
 	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
 	bool		body_last;		/* HTTP: its last piece is handed to lws */
+	bool		body_in;		/* HTTP: a request body is being read into rx */
+	bool		close_after;	/* HTTP: the connection closes after this answer */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	int64_t		wake_at;		/* its tick is due then (gw_mono_ms); 0: none */
 	lws_dll2_t	in_wheel;		/* the sweep's slot of wake_at */
 	lws_dll2_t	in_endpoint;	/* the connections of its endpoint */
 	gw_sendq	sendq;
-	char	   *rx;				/* reassembly (HTTP: the response) */
+	char	   *rx;				/* reassembly (HTTP: the request body, then the response) */
 	size_t		rx_len;
 	size_t		body_done;		/* HTTP: bytes of the response handed to lws */
 	const gw_http_route *http;	/* HTTP: the route answering, or NULL (the core) */

@@ -12,7 +12,14 @@
  *
  * The body is built whole when the request arrives (into the connection's
  * rx buffer, with LWS_PRE headroom) and written in HTTP_WRITEABLE.
+ *
+ * A POST to a route that reads bodies (route.h, body_max) is answered
+ * only once its body is in: rx gathers it first, bounded by body_max,
+ * then the route's request runs with it (gw_http_body).  Only a body of
+ * a declared length is read: without Content-Length lws would read up to
+ * 100 MiB, and a chunked body would reach the route with its framing.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +91,93 @@ body_settled(gw_conn *c)
 	c->rx_len = 0;
 	c->body_done = 0;
 	c->body_last = false;
+	c->body_in = false;
+}
+
+/* The body of the POST whose route's request runs now (gw_http_body). */
+static const char *request_body;
+static size_t request_body_len;
+
+const char *
+gw_http_body(size_t *len)
+{
+	*len = request_body_len;
+	return request_body;
+}
+
+/*
+ * A body the core will not read: {"error":code} with status, and the
+ * connection closes after it, since the unread body would otherwise be
+ * read as the next request.
+ */
+static int
+refuse_body(struct lws *wsi, gw_conn *c, unsigned status, const char *code)
+{
+	char		body[64];
+	int			n = snprintf(body, sizeof(body), "{\"error\":\"%s\"}", code);
+
+	c->close_after = true;
+	return gw_http_respond(wsi, c, status, "application/json", body, (size_t) n);
+}
+
+/* A POST to a route that reads bodies: its declared length, then gather. */
+static int
+body_begin(struct lws *wsi, gw_conn *c)
+{
+	char		text[24];
+	long		len;
+
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 ||
+		lws_hdr_copy(wsi, text, sizeof(text), WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0 ||
+		!gw_parse_int(text, 0, LONG_MAX, &len))
+		return refuse_body(wsi, c, 411, "length_required");
+	if ((unsigned long) len > c->http->body_max)
+		return refuse_body(wsi, c, 413, "too_large");
+	c->rx = malloc(c->http->body_max);
+	if (c->rx == NULL)
+		return 1;
+	c->rx_len = 0;
+	c->body_in = true;
+	/* lws calls BODY and BODY_COMPLETION next, at once for a length of 0 */
+	return 0;
+}
+
+int
+gw_http_body_in(gw_conn *c, const void *in, size_t len)
+{
+	if (!c->body_in || len == 0)
+		return 0;
+	/* lws hands no more than Content-Length, which is at most body_max */
+	if (len > c->http->body_max - c->rx_len)
+		return -1;
+	memcpy(c->rx + c->rx_len, in, len);
+	c->rx_len += len;
+	return 0;
+}
+
+int
+gw_http_body_done(struct lws *wsi, gw_conn *c)
+{
+	char	   *body = c->rx;
+	char		uri[1024];
+	int			r;
+
+	if (!c->body_in)
+		return 0;
+	/* the route's prefix matched this path already; a longer one is not ours */
+	if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_POST_URI) <= 0)
+		return -1;
+	/* rx is the answer's from here: the body is the route's for this call */
+	c->body_in = false;
+	request_body = body;
+	request_body_len = c->rx_len;
+	c->rx = NULL;
+	c->rx_len = 0;
+	r = c->http->request(wsi, c, uri);
+	request_body = NULL;
+	request_body_len = 0;
+	free(body);
+	return r;
 }
 
 int
@@ -122,6 +216,9 @@ gw_http_request(struct lws *wsi, gw_conn *c, const char *uri)
 		return r;
 	}
 	c->http = gw_route_http_find(uri);
+	if (c->http != NULL && c->http->body_max > 0 &&
+		lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0)
+		return body_begin(wsi, c);
 	if (c->http != NULL)
 		return c->http->request(wsi, c, uri);
 	return gw_http_respond(wsi, c, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n", 10);
@@ -165,6 +262,8 @@ gw_http_writeable(struct lws *wsi, gw_conn *c)
 	}
 	lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
 	body_settled(c);
+	if (c->close_after)
+		return -1;
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 

@@ -47,6 +47,21 @@ void		gw_http_owe_body(struct lws *wsi, gw_conn *c);
  */
 int			gw_http_bodies_owed(void);
 
+/*
+ * LWS_CALLBACK_HTTP_BODY and _COMPLETION: a POST body for a route that
+ * reads bodies (route.h, body_max) is gathered into c->rx; at its end the
+ * route's request is called.  Other bodies are ignored.  Nonzero closes.
+ */
+int			gw_http_body_in(gw_conn *c, const void *in, size_t len);
+int			gw_http_body_done(struct lws *wsi, gw_conn *c);
+
+/*
+ * The request body during the route's request call for a POST (route.h,
+ * body_max): its bytes, not NUL-terminated, and their count in *len.
+ * NULL (and 0) in any other call.
+ */
+const char *gw_http_body(size_t *len);
+
 /* LWS_CALLBACK_HTTP_WRITEABLE: the body (or a route's answer, c->http_call, first). */
 int			gw_http_writeable(struct lws *wsi, gw_conn *c);
 

@@ -72,6 +72,15 @@ typedef struct gw_http_route
 {
 	const char *prefix;
 	/*
+	 * The most bytes of a POST body the route reads; 0: it reads none.
+	 * A POST to a route that reads bodies reaches request only once its
+	 * whole body is in (LWS_CALLBACK_HTTP_BODY_COMPLETION), and request
+	 * finds it with gw_http_body (http.h).  The core refuses a POST
+	 * without Content-Length (or with Transfer-Encoding) with 411 and a
+	 * longer one with 413, and closes the connection after the answer.
+	 */
+	size_t		body_max;
+	/*
 	 * LWS_CALLBACK_HTTP: answer now with gw_http_respond, or set
 	 * c->http_call and answer later from writeable.  Nonzero closes.
 	 */

@@ -56,6 +56,15 @@ typedef enum gw_tclose
 	GW_TCLOSE_HOST_PAIRING
 } gw_tclose;
 
+/* A host's state (bothy.terminal_hosts.state). */
+typedef enum gw_thost
+{
+	GW_THOST_PAIRING = 1,
+	GW_THOST_CONFIRMING,
+	GW_THOST_ACTIVE,
+	GW_THOST_DISABLED
+} gw_thost;
+
 /*
  * One row of bothy.terminal_log_after(), parsed.  A host's row (host_*)
  * has no session; state is then the host's, kept as text.
@@ -78,13 +87,43 @@ typedef struct gw_tlog_row
 const char *gw_tstate_name(gw_tstate s);
 const char *gw_ttransition_name(gw_ttransition t);
 const char *gw_tclose_name(gw_tclose c);
+const char *gw_thost_name(gw_thost h);
 
 /* The value of name[0..len), strictly; false outside the closed set. */
 bool		gw_tstate_parse(const char *name, size_t len, gw_tstate *out);
 bool		gw_ttransition_parse(const char *name, size_t len, gw_ttransition *out);
 bool		gw_tclose_parse(const char *name, size_t len, gw_tclose *out);
+bool		gw_thost_parse(const char *name, size_t len, gw_thost *out);
 
 /* Whether a transition is a host's (its row has no session). */
 bool		gw_ttransition_is_host(gw_ttransition t);
+
+/* The columns of a row, in the order gw_tlog_row_parse takes them. */
+enum
+{
+	GW_TLOG_COL_SEQ = 0,
+	GW_TLOG_COL_HOST,
+	GW_TLOG_COL_SESSION,
+	GW_TLOG_COL_TRANSITION,
+	GW_TLOG_COL_STATE,
+	GW_TLOG_COL_GRANT,
+	GW_TLOG_COL_CLOSE_DETAIL,
+	GW_TLOG_NCOLS
+};
+
+/*
+ * One row from the text of its columns (seq, host, session, transition,
+ * state, grant_id, close_detail of bothy.terminal_log_after; NULL for
+ * SQL NULL), strictly as the table's constraints have them: seq a
+ * decimal 1 .. 2^53 - 1, canonical UUIDs, words of the closed sets; a
+ * host's row has no session, grant or close detail and a host's state; a
+ * session's row has a session and a session's state, and a close detail
+ * exactly when it closed.  False (and *out unspecified) for anything
+ * else: the tail drops the row with one log record.
+ */
+bool		gw_tlog_row_parse(const char *const cols[GW_TLOG_NCOLS], gw_tlog_row *out);
+
+/* seq's text strictly: decimal digits, 1 .. 2^53 - 1. */
+bool		gw_tlog_seq_parse(const char *text, int64_t *out);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_MODEL_H */

@@ -1,18 +1,38 @@
 /*
  * terminal/route.c
- *		The terminal route's registration (see route.h): what the core calls
- *		at each step, handed to the control plane and to the relay
- *		(relay.h).
+ *		The terminal route's registration (see route.h): its endpoints
+ *		(the control connections and the relay's streams), its REST calls,
+ *		its part of the shared listener, and what the core calls at each
+ *		step, handed to the control plane and to the relay (relay.h).
  *
  * The route acts only on the kinds of terminal.; the gateway route
  * ignores them, as this one ignores the gateway's (D-M7-17-2).  Terminal
  * signals carry no node: a control connection's own announcements are
- * recognised by their conn_id, not here.
+ * recognised by their conn_id, a connection of this node.
  */
-#include "terminal/relay.h"
-#include "terminal/route.h"
+#include <sodium.h>
 
-static const gw_ws_endpoint *const endpoints[] = {&gw_relay_stream, NULL};
+#include "core/log.h"
+#include "core/node.h"
+#include "terminal/control.h"
+#include "terminal/hostcheck.h"
+#include "terminal/hosts.h"
+#include "terminal/opens.h"
+#include "terminal/presence.h"
+#include "terminal/probe.h"
+#include "terminal/relay.h"
+#include "terminal/rest.h"
+#include "terminal/route.h"
+#include "terminal/stats.h"
+#include "terminal/tail.h"
+
+/* How often the remote entries past their window are dropped. */
+#define PRESENCE_EXPIRY_MS 1000
+
+static const gw_ws_endpoint *const endpoints[] = {&gw_tcontrol_endpoint, &gw_relay_stream, NULL};
+static const gw_http_route *const http_routes[] = {&gw_trest_route, NULL};
+
+static lws_sorted_usec_list_t sul_presence;
 
 void
 gw_terminal_dispatch(const bothy_signal *sig)
@@ -20,8 +40,25 @@ gw_terminal_dispatch(const bothy_signal *sig)
 	switch (sig->kind)
 	{
 		case BOTHY_KIND_TERMINAL_SESSION_OPEN:
+			/* every node expects it; a node of the host's connection sends it */
+			gw_relay_signal(sig);
+			gw_topens_signal(&sig->host_id, &sig->session_id);
+			break;
 		case BOTHY_KIND_TERMINAL_SESSION_PAIRED:
 			gw_relay_signal(sig);
+			break;
+		case BOTHY_KIND_TERMINAL_HOST_CLOSE:
+			gw_thostcheck_close(&sig->host_id);
+			break;
+		case BOTHY_KIND_TERMINAL_HOST_PRESENT:
+			gw_tpresence_heard(&sig->host_id, &sig->conn_id, gw_mono_ms());
+			gw_tprobe_heard(&sig->host_id, &sig->conn_id);
+			break;
+		case BOTHY_KIND_TERMINAL_HOST_GONE:
+			gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
+			break;
+		case BOTHY_KIND_TERMINAL_LOG:
+			gw_ttail_wake(sig->seq);
 			break;
 		default:
 			break;
@@ -31,8 +68,23 @@ gw_terminal_dispatch(const bothy_signal *sig)
 static bool
 on_signal(const bothy_signal *sig)
 {
+	/* this node's own announcements come back: ignored (D-M2-47-7) */
+	if ((sig->kind == BOTHY_KIND_TERMINAL_HOST_PRESENT ||
+		 sig->kind == BOTHY_KIND_TERMINAL_HOST_GONE) &&
+		gw_thosts_find(&sig->host_id, &sig->conn_id) != NULL)
+		return true;
 	gw_terminal_dispatch(sig);
 	return false;
+}
+
+/* D-M2-47-5: LISTEN holds again; what was missed is read back. */
+static void
+reconcile(void)
+{
+	gw_log(GW_LOG_INFO, "terminal route reconciling");
+	gw_thostcheck_reconcile();
+	gw_relay_reconcile();
+	gw_ttail_wake(0);
 }
 
 /*
@@ -42,29 +94,84 @@ on_signal(const bothy_signal *sig)
  */
 static const int close_codes[] = {4001, 4002, 4009, 4102, 4110, 4111, 4112};
 
+static void
+metrics(gw_metrics_out *out)
+{
+	gw_tstats_metrics(out);
+	gw_relay_metrics(out);
+}
+
+static bool
+status(json_t *s)
+{
+	return json_object_set_new(s, "terminal_control_connections",
+							   json_integer(gw_conn_count(&gw_tcontrol_endpoint))) == 0 &&
+		gw_relay_status(s);
+}
+
 static bool
 init(void)
 {
+	if (sodium_init() < 0)
+	{
+		gw_log(GW_LOG_ERROR, "libsodium could not be initialised");
+		return false;
+	}
 	return gw_relay_init();
+}
+
+static void
+presence_expiry(lws_sorted_usec_list_t *sul)
+{
+	gw_tpresence_expire(gw_mono_ms());
+	lws_sul_schedule(gw.context, 0, sul, presence_expiry,
+					 (lws_usec_t) PRESENCE_EXPIRY_MS * LWS_US_PER_MS);
+}
+
+static void
+start(void)
+{
+	gw_ttail_start();
+	presence_expiry(&sul_presence);
+}
+
+static void
+stopping(void)
+{
+	gw_ttail_stop();
+	gw_relay_stopping();
 }
 
 static bool
 drained(void)
 {
-	return gw_relay_drained();
+	return gw_tcontrol_pending() == 0 && gw_trest_pending() == 0 && gw_ttail_idle() &&
+		gw_relay_drained();
+}
+
+static void
+forget(void)
+{
+	gw_ttail_forget();
+	lws_sul_cancel(&sul_presence);
+	gw_trest_forget();
+	gw_relay_forget();
+	gw_tpresence_clear();
 }
 
 const gw_route gw_terminal_route = {
 	.name = "terminal",
 	.ws = endpoints,
+	.http = http_routes,
 	.signal = on_signal,
-	.reconcile = gw_relay_reconcile,
+	.reconcile = reconcile,
 	.close_codes = close_codes,
 	.nclose_codes = sizeof(close_codes) / sizeof(close_codes[0]),
-	.metrics = gw_relay_metrics,
-	.status = gw_relay_status,
+	.metrics = metrics,
+	.status = status,
 	.init = init,
-	.stopping = gw_relay_stopping,
+	.start = start,
+	.stopping = stopping,
 	.drained = drained,
-	.forget = gw_relay_forget,
+	.forget = forget,
 };

@@ -6,6 +6,7 @@
 #include "core/publish.h"
 #include "terminal/route.h"
 #include "terminal/send.h"
+#include "terminal/tail.h"
 
 void
 gw_terminal_send(const bothy_signal *sig)
@@ -16,4 +17,18 @@ gw_terminal_send(const bothy_signal *sig)
 		gw_publish(&copy);
 	else
 		gw_terminal_dispatch(&copy);
+}
+
+void
+gw_terminal_decided(const bothy_signal *sig)
+{
+	if (!gw.cluster.multi)
+		gw_terminal_dispatch(sig);
+}
+
+void
+gw_terminal_committed(void)
+{
+	if (!gw.cluster.multi)
+		gw_ttail_wake(0);
 }

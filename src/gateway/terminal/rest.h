@@ -1,0 +1,84 @@
+/*
+ * terminal/rest.h
+ *		The terminal's REST calls (TERMINAL.md, "REST"; docs/protocol.md,
+ *		"The terminal's REST calls"), each with a person-device token in
+ *		Authorization: Bearer:
+ *
+ *		POST   /v1/terminal/sessions              {"host":UUID}: open
+ *		POST   /v1/terminal/sessions/<id>/attach  a fresh grant for a detached session
+ *		DELETE /v1/terminal/sessions/<id>         end it
+ *		GET    /v1/terminal/hosts                 the person's hosts, with connected
+ *
+ * Inside the calls (rest.c, rest_sessions.c, rest_hosts.c): one call's
+ * state hung on its connection from the request until its answer is
+ * written, its database calls cancelled if the client goes first.
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_REST_H
+#define BOTHY_GATEWAY_TERMINAL_REST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+#include <libwebsockets.h>
+
+#include "core/conn.h"
+#include "core/db.h"
+#include "terminal/stats.h"
+#include "uuid.h"
+
+/* The most bytes of a request body (POST /v1/terminal/sessions holds about 50). */
+#define GW_TREST_BODY_MAX 1024
+
+typedef struct gw_trest
+{
+	lws_dll2_t	in_calls;		/* every call from its request to its free */
+	struct lws *wsi;
+	gw_conn    *c;
+	gw_trest_endpoint endpoint;
+	bothy_uuid	person;			/* the token's */
+	bothy_uuid	device;			/* the token's */
+	bothy_uuid	host;			/* open: the body's; attach: the session's */
+	bothy_uuid	session;		/* attach, delete: the path's; open: the new one */
+	bothy_uuid	grant;			/* open, attach: the grant drawn */
+	int64_t		expires_s;		/* open, attach: the grant's expiry, Unix seconds */
+	char		expires_at[40];	/* ... as RFC 3339 text */
+	gw_db_call *call;			/* the running database call, or NULL */
+	bool		answered;		/* status and body are set */
+	unsigned	status;
+	char	   *body;			/* malloc'd, or NULL */
+	size_t		len;
+} gw_trest;
+
+/* The route's HTTP prefix, /v1/terminal/. */
+extern const struct gw_http_route gw_trest_route;
+
+/* Sets the answer (body is malloc'd and taken; NULL for none) and asks for HTTP_WRITEABLE. */
+void		gw_trest_answer(gw_trest *r, unsigned status, char *body, size_t len);
+
+/* {"error":code} with status. */
+void		gw_trest_error(gw_trest *r, unsigned status, const char *code);
+
+/* A database call that failed or answered what it should not: 503. */
+void		gw_trest_unavailable(gw_trest *r);
+
+/* The call's query; answered 503 at once (false) when it cannot be queued. */
+bool		gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *params,
+							gw_db_cb done);
+
+/* A UUID column of a row, strictly. */
+bool		gw_trest_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out);
+
+/* The calls (rest_sessions.c, rest_hosts.c): each answers through the above. */
+void		gw_trest_open(gw_trest *r, const char *body, size_t len);
+void		gw_trest_attach(gw_trest *r, const char *body, size_t len);
+void		gw_trest_delete(gw_trest *r);
+void		gw_trest_hosts(gw_trest *r);
+
+/* Calls whose answer has not gone out yet (the stop waits for them). */
+int			gw_trest_pending(void);
+
+/* The loop ended: the calls' database calls are gone with the pool. */
+void		gw_trest_forget(void);
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_REST_H */

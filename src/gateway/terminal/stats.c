@@ -1,0 +1,133 @@
+/*
+ * terminal/stats.c
+ *		The control plane's counters in /metrics (see stats.h).
+ */
+#include "core/conn.h"
+#include "core/metrics.h"
+#include "core/node.h"
+#include "terminal/control.h"
+#include "terminal/presence.h"
+#include "terminal/stats.h"
+
+gw_tstats_t gw_tstats;
+
+static const unsigned rest_statuses[GW_TREST_N_STATUSES] = GW_TREST_STATUSES;
+
+void
+gw_tstats_count(gw_tconn *tc, gw_tcounted gauge)
+{
+	if (tc->counted != GW_TCOUNT_NONE)
+		gw_tstats.control[tc->counted]--;
+	tc->counted = (uint8_t) gauge;
+	if (gauge != GW_TCOUNT_NONE)
+		gw_tstats.control[gauge]++;
+}
+
+void
+gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status)
+{
+	int			i;
+
+	for (i = 0; i < GW_TREST_N_STATUSES; i++)
+		if (rest_statuses[i] == status)
+			break;
+	gw_tstats.rest[endpoint][i]++;
+}
+
+/* A counter family with one label: n values named by names. */
+static void
+labelled(gw_metrics_out *out, const char *name, const char *help, const char *label,
+		 const char *const *names, const uint64_t *values, int n)
+{
+	int			i;
+
+	gw_metrics_header(out, name, "counter", help);
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL)
+			gw_metrics_put(out, "%s{%s=\"%s\"} %llu\n", name, label, names[i],
+						   (unsigned long long) values[i]);
+}
+
+static void
+rest_metrics(gw_metrics_out *out)
+{
+	static const char *const endpoints[GW_TREST_ENDPOINT_COUNT] = {
+		"POST /v1/terminal/sessions", "POST /v1/terminal/sessions/{id}/attach",
+		"DELETE /v1/terminal/sessions/{id}", "GET /v1/terminal/hosts"
+	};
+	int			e,
+				i;
+
+	gw_metrics_header(out, "bothy_terminal_rest_requests_total", "counter",
+					  "Terminal REST calls answered, by endpoint and status.");
+	for (e = 0; e < GW_TREST_ENDPOINT_COUNT; e++)
+		for (i = 0; i <= GW_TREST_N_STATUSES; i++)
+		{
+			char		status[8];
+
+			if (i < GW_TREST_N_STATUSES)
+				snprintf(status, sizeof(status), "%u", rest_statuses[i]);
+			else
+				snprintf(status, sizeof(status), "other");
+			gw_metrics_put(out, "bothy_terminal_rest_requests_total{endpoint=\"%s\",status=\"%s\"} %llu\n",
+						   endpoints[e], status, (unsigned long long) gw_tstats.rest[e][i]);
+		}
+}
+
+void
+gw_tstats_metrics(gw_metrics_out *out)
+{
+	static const char *const gauges[GW_TCOUNT_COUNT] = {NULL, "unready", "confirming", "active"};
+	static const char *const refusals[GW_TREFUSE_COUNT] = {"unknown_host", "bad_signature", "wrong_code"};
+	static const char *const probes[GW_TPROBE_COUNT] = {"answered", "unanswered", "refused"};
+	static const char *const verdicts[GW_TVERDICT_COUNT] = {"pairing", "disabled", "failed"};
+	const char *transitions[GW_TLOG_HOST_DISABLED + 1];
+	int			i;
+
+	gw_metrics_header(out, "bothy_terminal_control_connections", "gauge",
+					  "Open control connections of host services, by state.");
+	for (i = GW_TCOUNT_UNREADY; i < GW_TCOUNT_COUNT; i++)
+		gw_metrics_put(out, "bothy_terminal_control_connections{state=\"%s\"} %lld\n", gauges[i],
+					   (long long) gw_tstats.control[i]);
+	labelled(out, "bothy_terminal_control_refused_total",
+			 "Control connections refused at hello or pair (4001), by reason.", "reason",
+			 refusals, gw_tstats.refused, GW_TREFUSE_COUNT);
+	gw_metrics_counter(out, "bothy_terminal_heartbeats_missed_total",
+					   "Control connections closed because no heartbeat came in time (4009).",
+					   gw_tstats.heartbeats_missed);
+	gw_tpresence_expire(gw_mono_ms());
+	gw_metrics_gauge(out, "bothy_terminal_presence_entries",
+					 "Other nodes' control connections this node counts as connected.",
+					 (long long) gw_tpresence_entries());
+	gw_metrics_counter(out, "bothy_terminal_presence_announced_total",
+					   "terminal.host_present signals this node sent.", gw_tstats.announced);
+	gw_metrics_counter(out, "bothy_terminal_presence_refused_total",
+					   "Announcements of other nodes not kept: the view was full.",
+					   gw_tstats.presence_refused);
+	labelled(out, "bothy_terminal_probes_total",
+			 "Duplicate probes of this node's control connections, by outcome.", "outcome",
+			 probes, gw_tstats.probes, GW_TPROBE_COUNT);
+	labelled(out, "bothy_terminal_duplicate_verdicts_total",
+			 "Duplicate verdicts this node asked for, by the host's state after it.", "result",
+			 verdicts, gw_tstats.verdicts, GW_TVERDICT_COUNT);
+	gw_metrics_counter(out, "bothy_terminal_session_opens_sent_total",
+					   "session.open messages sent to host services.", gw_tstats.opens_sent);
+	gw_metrics_counter(out, "bothy_terminal_session_closes_sent_total",
+					   "session.close messages sent to host services.", gw_tstats.closes_sent);
+	gw_metrics_counter(out, "bothy_terminal_sessions_started_total",
+					   "session.started of host services that committed a transition.",
+					   gw_tstats.started);
+	for (i = 0; i <= GW_TLOG_HOST_DISABLED; i++)
+		transitions[i] = gw_ttransition_name((gw_ttransition) i);
+	labelled(out, "bothy_terminal_log_rows_total", "Terminal log rows the tail read, by transition.",
+			 "transition", transitions, gw_tstats.log_rows, GW_TLOG_HOST_DISABLED + 1);
+	gw_metrics_counter(out, "bothy_terminal_log_rows_dropped_total",
+					   "Terminal log rows dropped as malformed.", gw_tstats.log_rows_dropped);
+	gw_metrics_counter(out, "bothy_terminal_log_read_failures_total",
+					   "Reads of the terminal log that failed (retried at the next poll).",
+					   gw_tstats.log_read_failures);
+	gw_metrics_gauge(out, "bothy_terminal_log_seq",
+					 "The last terminal log number this node read (0 before the first).",
+					 (long long) gw_tstats.log_seq);
+	rest_metrics(out);
+}

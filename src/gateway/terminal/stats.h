@@ -1,0 +1,98 @@
+/*
+ * terminal/stats.h
+ *		The control plane's counters (control connections, presence,
+ *		probes and verdicts, session.open and session.close, the log tail,
+ *		the REST calls) and their families in /metrics (docs/gateway.md,
+ *		"Metrics"); the relay writes its own (relay.h).
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_STATS_H
+#define BOTHY_GATEWAY_TERMINAL_STATS_H
+
+#include <stdint.h>
+
+#include "terminal/model.h"
+
+struct gw_metrics_out;
+struct gw_tconn;
+
+/* Why a hello or a pair was refused (4001). */
+typedef enum gw_trefusal
+{
+	GW_TREFUSE_UNKNOWN_HOST = 0,
+	GW_TREFUSE_BAD_SIGNATURE,
+	GW_TREFUSE_WRONG_CODE,
+	GW_TREFUSE_COUNT
+} gw_trefusal;
+
+/* How a probe ended. */
+typedef enum gw_tprobe_outcome
+{
+	GW_TPROBE_ANSWERED = 0,		/* a valid probe_ack: the duplicate verdict follows */
+	GW_TPROBE_UNANSWERED,		/* none in time: 4009 */
+	GW_TPROBE_REFUSED,			/* a probe_ack with a bad signature: 4001 */
+	GW_TPROBE_COUNT
+} gw_tprobe_outcome;
+
+/* What bothy.terminal_host_duplicate answered. */
+typedef enum gw_tverdict
+{
+	GW_TVERDICT_PAIRING = 0,
+	GW_TVERDICT_DISABLED,
+	GW_TVERDICT_FAILED,			/* not recorded: an error, a timeout */
+	GW_TVERDICT_COUNT
+} gw_tverdict;
+
+/* The REST calls, as /metrics labels them. */
+typedef enum gw_trest_endpoint
+{
+	GW_TREST_OPEN = 0,			/* POST /v1/terminal/sessions */
+	GW_TREST_ATTACH,			/* POST /v1/terminal/sessions/<id>/attach */
+	GW_TREST_DELETE,			/* DELETE /v1/terminal/sessions/<id> */
+	GW_TREST_HOSTS,				/* GET /v1/terminal/hosts */
+	GW_TREST_ENDPOINT_COUNT
+} gw_trest_endpoint;
+
+#define GW_TREST_STATUSES {200, 201, 204, 400, 401, 403, 409, 503}
+#define GW_TREST_N_STATUSES 8	/* and one more: other */
+
+/* The gauge a control connection is counted in (gw_tconn.counted). */
+typedef enum gw_tcounted
+{
+	GW_TCOUNT_NONE = 0,
+	GW_TCOUNT_UNREADY,			/* before ready */
+	GW_TCOUNT_CONFIRMING,
+	GW_TCOUNT_ACTIVE,
+	GW_TCOUNT_COUNT
+} gw_tcounted;
+
+typedef struct gw_tstats_t
+{
+	int64_t		control[GW_TCOUNT_COUNT];	/* open control connections by gauge */
+	uint64_t	refused[GW_TREFUSE_COUNT];
+	uint64_t	heartbeats_missed;
+	uint64_t	announced;		/* terminal.host_present sent */
+	uint64_t	presence_refused;	/* remote entries not kept: GW_TPRESENCE_MAX */
+	uint64_t	probes[GW_TPROBE_COUNT];
+	uint64_t	verdicts[GW_TVERDICT_COUNT];
+	uint64_t	opens_sent;		/* session.open messages */
+	uint64_t	closes_sent;	/* session.close messages */
+	uint64_t	started;		/* session.started committed */
+	uint64_t	log_rows[GW_TLOG_HOST_DISABLED + 1];	/* by transition */
+	uint64_t	log_rows_dropped;
+	uint64_t	log_read_failures;
+	int64_t		log_seq;		/* the last number the tail read */
+	uint64_t	rest[GW_TREST_ENDPOINT_COUNT][GW_TREST_N_STATUSES + 1];
+} gw_tstats_t;
+
+extern gw_tstats_t gw_tstats;
+
+/* Moves tc's count to gauge (GW_TCOUNT_NONE when it closes). */
+void		gw_tstats_count(struct gw_tconn *tc, gw_tcounted gauge);
+
+/* One REST call answered. */
+void		gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status);
+
+/* The control plane's families of /metrics. */
+void		gw_tstats_metrics(struct gw_metrics_out *out);
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_STATS_H */

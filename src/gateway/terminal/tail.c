@@ -1,0 +1,195 @@
+/*
+ * terminal/tail.c
+ *		The terminal log tail (see tail.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/node.h"
+#include "terminal/opens.h"
+#include "terminal/relay.h"
+#include "terminal/stats.h"
+#include "terminal/tail.h"
+
+static const char sql_head[] = "SELECT bothy.terminal_log_head()";
+
+/* 500: GW_TTAIL_BATCH */
+static const char sql_after[] =
+"SELECT seq, host, session, transition, state, grant_id, close_detail "
+"FROM bothy.terminal_log_after($1::bigint, 500)";
+
+static struct
+{
+	bool		known;			/* the head was read: last is a number of the log */
+	int64_t		last;			/* the last number handed on */
+	gw_db_call *call;			/* the running read, or NULL */
+	bool		again;			/* woken while a read ran */
+	bool		stopped;
+	bool		failing;		/* the last read failed (logged once per run) */
+	lws_sorted_usec_list_t sul;	/* the poll */
+} tail;
+
+static void read_now(void);
+
+static void
+failed(gw_db_result result)
+{
+	gw_tstats.log_read_failures++;
+	if (!tail.failing)
+		gw_logf(GW_LOG_WARN, "terminal log not read, retrying at the next poll", "result=%s",
+				result == GW_DB_TIMEOUT ? "timeout" : "error");
+	tail.failing = true;
+}
+
+static void
+head_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	int64_t		head = 0;
+
+	(void) arg;
+	tail.call = NULL;
+	/* 0 for an empty log, else a number of it */
+	if (result != GW_DB_OK || PQntuples(res) != 1 ||
+		(strcmp(PQgetvalue(res, 0, 0), "0") != 0 && !gw_tlog_seq_parse(PQgetvalue(res, 0, 0), &head)))
+	{
+		failed(result);
+		return;
+	}
+	tail.known = true;
+	tail.last = head;
+	gw_tstats.log_seq = head;
+	if (tail.failing)
+		gw_log(GW_LOG_INFO, "terminal log read again");
+	tail.failing = false;
+	if (tail.again)
+		read_now();
+}
+
+/* One row: parsed, then to the control plane and to the relay, in order. */
+static bool
+hand_on(const PGresult *res, int i)
+{
+	const char *cols[GW_TLOG_NCOLS];
+	gw_tlog_row row;
+	int64_t		seq;
+	int			c;
+
+	for (c = 0; c < GW_TLOG_NCOLS; c++)
+		cols[c] = PQgetisnull(res, i, c) ? NULL : PQgetvalue(res, i, c);
+	if (!gw_tlog_seq_parse(cols[GW_TLOG_COL_SEQ], &seq) || seq <= tail.last)
+	{
+		/* no number to go on from: the read is retried at the next poll */
+		gw_log(GW_LOG_ERROR, "terminal log answer not understood");
+		return false;
+	}
+	tail.last = seq;
+	gw_tstats.log_seq = seq;
+	if (!gw_tlog_row_parse(cols, &row))
+	{
+		gw_tstats.log_rows_dropped++;
+		gw_log(GW_LOG_WARN, "terminal log row dropped as malformed");
+		return true;
+	}
+	gw_tstats.log_rows[row.transition]++;
+	gw_topens_observe(&row);
+	gw_relay_observe(&row);
+	return true;
+}
+
+static void
+after_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	int			i,
+				n;
+
+	(void) arg;
+	tail.call = NULL;
+	if (result != GW_DB_OK || PQnfields(res) != GW_TLOG_NCOLS)
+	{
+		failed(result);
+		return;
+	}
+	if (tail.failing)
+		gw_log(GW_LOG_INFO, "terminal log read again");
+	tail.failing = false;
+	n = PQntuples(res);
+	for (i = 0; i < n; i++)
+		if (!hand_on(res, i))
+			return;
+	/* a full batch: more rows wait */
+	if (n == GW_TTAIL_BATCH || tail.again)
+		read_now();
+}
+
+static void
+read_now(void)
+{
+	char		after[24];
+	const char *params[1] = {after};
+
+	tail.again = false;
+	if (tail.stopped)
+		return;
+	if (tail.call != NULL)
+	{
+		tail.again = true;
+		return;
+	}
+	if (!tail.known)
+	{
+		tail.call = gw_db_submit(gw.db, sql_head, 0, NULL, head_done, NULL);
+		if (tail.call == NULL)
+			failed(GW_DB_ERROR);
+		return;
+	}
+	snprintf(after, sizeof(after), "%lld", (long long) tail.last);
+	tail.call = gw_db_submit(gw.db, sql_after, 1, params, after_done, NULL);
+	if (tail.call == NULL)
+		failed(GW_DB_ERROR);
+}
+
+static void
+poll_cb(lws_sorted_usec_list_t *sul)
+{
+	(void) sul;
+	read_now();
+	if (!tail.stopped)
+		lws_sul_schedule(gw.context, 0, &tail.sul, poll_cb,
+						 (lws_usec_t) gw.cluster.terminal_log_poll_interval * LWS_US_PER_MS);
+}
+
+void
+gw_ttail_start(void)
+{
+	tail.stopped = false;
+	poll_cb(NULL);
+}
+
+void
+gw_ttail_wake(int64_t seq)
+{
+	if (tail.known && seq != 0 && seq <= tail.last)
+		return;
+	read_now();
+}
+
+void
+gw_ttail_stop(void)
+{
+	tail.stopped = true;
+	lws_sul_cancel(&tail.sul);
+}
+
+void
+gw_ttail_forget(void)
+{
+	gw_ttail_stop();
+	tail.call = NULL;
+}
+
+bool
+gw_ttail_idle(void)
+{
+	return tail.call == NULL;
+}

@@ -1,0 +1,91 @@
+/*
+ * terminal/wire.h
+ *		The control connection's messages (TERMINAL.md, "Control
+ *		connection"; docs/protocol.md, "The terminal's control
+ *		connection"): the strict parser of what a host service sends and
+ *		the encoders of what the node sends.
+ *
+ * Pure code over jansson and libsodium's base64, unit-tested in
+ * test/unit/gateway/test_twire.c.  Strict like the client protocol: one
+ * JSON object, a known op, exactly its members (no unknown, none missing,
+ * none twice), each of its form; anything else is refused and the
+ * connection closes with 4002.
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_WIRE_H
+#define BOTHY_GATEWAY_TERMINAL_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "terminal/model.h"
+#include "uuid.h"
+
+#define GW_TKEY_BYTES 32		/* a raw Ed25519 public key */
+#define GW_TSIG_BYTES 64		/* an Ed25519 signature */
+#define GW_TNONCE_BYTES 32		/* a challenge's or a probe's nonce */
+#define GW_TNONCE_TEXT 43		/* its base64url, unpadded */
+#define GW_TCODE_LEN 16			/* a pairing code: the Crockford alphabet, lower case */
+#define GW_TVERSION_MAX 64		/* hello's version: 1 .. 64 printable ASCII */
+#define GW_TREPORT_MAX 32		/* report's sessions: 0 .. 32 UUIDs */
+
+/* What a host service sends. */
+typedef enum gw_top
+{
+	GW_TOP_NONE = 0,
+	GW_TOP_HELLO,
+	GW_TOP_PAIR,
+	GW_TOP_REPORT,
+	GW_TOP_HEARTBEAT,
+	GW_TOP_SESSION_STARTED,
+	GW_TOP_PROBE_ACK
+} gw_top;
+
+typedef struct gw_tmsg
+{
+	gw_top		op;
+	bothy_uuid	host;			/* hello, pair */
+	uint8_t		sig[GW_TSIG_BYTES];	/* hello, pair, probe_ack */
+	uint8_t		key[GW_TKEY_BYTES];	/* pair: public_key */
+	char		code[GW_TCODE_LEN + 1];	/* pair, NUL-terminated */
+	bothy_uuid	session;		/* session.started */
+	bothy_uuid	grant;			/* session.started */
+	bothy_uuid	sessions[GW_TREPORT_MAX];	/* report: the sessions the host runs */
+	size_t		nsessions;
+} gw_tmsg;
+
+typedef enum gw_tparse
+{
+	GW_TPARSE_OK = 0,
+	GW_TPARSE_NOT_JSON,			/* not one JSON value, or a member twice */
+	GW_TPARSE_NOT_OBJECT,
+	GW_TPARSE_NO_OP,			/* no "op", or not a string */
+	GW_TPARSE_UNKNOWN_OP,
+	GW_TPARSE_UNKNOWN_FIELD,
+	GW_TPARSE_MISSING_FIELD,
+	GW_TPARSE_BAD_FIELD			/* wrong type, form or length */
+} gw_tparse;
+
+/* Parses buf[0..len) (not NUL-terminated); *out is set only on GW_TPARSE_OK. */
+gw_tparse	gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out);
+
+/* A constant code for logs ("unknown_op"). */
+const char *gw_tparse_code(gw_tparse s);
+
+/* The base64url text of a nonce: out holds GW_TNONCE_TEXT + 1 bytes. */
+void		gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1]);
+
+/*
+ * Encoders: one message into out (size bytes), its length, or -1 when it
+ * does not fit.
+ */
+int			gw_tenc_challenge(char *out, size_t size, const uint8_t nonce[GW_TNONCE_BYTES]);
+int			gw_tenc_probe(char *out, size_t size, const uint8_t nonce[GW_TNONCE_BYTES]);
+int			gw_tenc_ready(char *out, size_t size, const bothy_uuid *conn, gw_thost state,
+						  int64_t heartbeat_ms);
+int			gw_tenc_heartbeat_ack(char *out, size_t size);
+int			gw_tenc_session_open(char *out, size_t size, const bothy_uuid *session,
+								 const bothy_uuid *grant, const bothy_uuid *device);
+int			gw_tenc_session_close(char *out, size_t size, const bothy_uuid *session);
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_WIRE_H */
