@@ -49,12 +49,16 @@ typedef struct gw_ws_endpoint
 	bool		prefix;			/* path is a prefix of the request's path */
 	bool		binary;			/* binary messages are delivered, not refused */
 	size_t		conn_size;		/* the route's per-connection struct, gw_conn first */
+	/* a prefix path's rest (after path): false answers the upgrade 404; NULL: any */
+	bool		(*accepts) (const char *rest);
 	/* upgraded: the struct is zero but for its gw_conn */
 	void		(*established) (struct gw_conn *c);
 	/* one complete message (not NUL-terminated) */
 	void		(*message) (struct gw_conn *c, const char *msg, size_t len, bool binary);
 	/* every GW_SWEEP_MS, now in gw_mono_ms(), unless the close is decided */
 	void		(*tick) (struct gw_conn *c, int64_t now);
+	/* a queued message was handed to lws: the queue shrank (gw_conn_queued) */
+	void		(*sent) (struct gw_conn *c);
 	/* the connection is gone: cancel what it waits for (its queue is freed after) */
 	void		(*closed) (struct gw_conn *c);
 } gw_ws_endpoint;
