@@ -411,7 +411,8 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 				const unsigned char *p = in;
 
 				c->state = GW_CONN_CLOSING;
-				gw_metrics_close(len >= 2 ? (p[0] << 8 | p[1]) : 1005);
+				c->close_code = (uint16_t) (len >= 2 ? (p[0] << 8 | p[1]) : 1005);
+				gw_metrics_close(c->close_code);
 			}
 			return 0;
 		case LWS_CALLBACK_CLOSED:

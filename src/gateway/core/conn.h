@@ -35,7 +35,7 @@ typedef struct gw_conn
 	struct lws *wsi;
 	uint8_t		state;			/* the route's states, then GW_CONN_CLOSING */
 	uint8_t		endpoint;		/* its gw_ws_endpoint's index (route.c) */
-	uint16_t	close_code;		/* the code of the close frame */
+	uint16_t	close_code;		/* the code of the close frame, ours or the peer's (1005: none) */
 	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
 	bool		body_last;		/* HTTP: its last piece is handed to lws */
 	bool		rx_paused;		/* gw_conn_rx_pause: lws reads it no more */
