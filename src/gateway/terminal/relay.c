@@ -119,6 +119,7 @@ gw_relay_signal(const bothy_signal *sig)
 			break;
 		case BOTHY_KIND_TERMINAL_SESSION_PAIRED:
 			gw_rslots_session_paired(&sig->session_id, gw_mono_ms());
+			gw_rdb_paired(&sig->session_id);
 			break;
 		default:
 			break;

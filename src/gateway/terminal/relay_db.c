@@ -24,6 +24,7 @@ typedef struct rdb_call
 	bothy_uuid	grant;
 	gw_rcall	call;
 	bool		expect;			/* terminal.session_open's read, for no slot */
+	bool		paired;			/* expect: terminal.session_paired came while it ran */
 } rdb_call;
 
 static lws_dll2_owner_t running;
@@ -107,8 +108,9 @@ done(void *arg, gw_db_result result, const PGresult *res)
 	if (c->expect)
 	{
 		/* a side-less expectation; a failed read leaves it to the sides (D-M2-47-21) */
-		if (r == GW_RRESULT_TRUE)
-			gw_rslots_expect(&c->session, &row, gw_mono_ms());
+		if (r == GW_RRESULT_TRUE && gw_rslots_expect(&c->session, &row, gw_mono_ms()) != NULL &&
+			c->paired)
+			gw_rslots_session_paired(&c->session, gw_mono_ms());
 	}
 	else
 		gw_rslots_done(&c->session, &c->grant, c->call, r, r == GW_RRESULT_TRUE ? &row : NULL,
@@ -156,6 +158,20 @@ void
 gw_rdb_expect(const bothy_uuid *session)
 {
 	(void) submit(session, session, GW_RCALL_READ, true);
+}
+
+void
+gw_rdb_paired(const bothy_uuid *session)
+{
+	lws_dll2_t *d;
+
+	for (d = running.head; d != NULL; d = d->next)
+	{
+		rdb_call   *c = lws_container_of(d, rdb_call, in_list);
+
+		if (c->expect && memcmp(c->session.b, session->b, sizeof(session->b)) == 0)
+			c->paired = true;
+	}
 }
 
 int

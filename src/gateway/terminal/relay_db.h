@@ -42,6 +42,12 @@ bool		gw_rdb_call(const gw_rslot *slot, gw_rcall call);
 /* terminal.session_open: the session's row, made into an expectation. */
 void		gw_rdb_expect(const bothy_uuid *session);
 
+/*
+ * terminal.session_paired of a session whose expectation is being read:
+ * applied once the read made it (the signals' order, whatever the reads').
+ */
+void		gw_rdb_paired(const bothy_uuid *session);
+
 /* Calls running. */
 int			gw_rdb_pending(void);
 
