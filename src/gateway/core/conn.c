@@ -370,8 +370,14 @@ static int
 filter(struct lws *wsi, gw_conn *c)
 {
 	int			index;
+	const gw_ws_endpoint *ep = upgrade_endpoint(wsi, &index);
+	const struct lws_protocols *p = lws_get_protocol(wsi);
 
-	if (upgrade_endpoint(wsi, &index) == NULL)
+	if (ep == NULL)
+		return 1;
+	/* the subprotocol a client named: its path's own, or none */
+	if (p != NULL && p->callback == gw_conn_callback && strcmp(p->name, "bothy-gateway") != 0 &&
+		(ep->subprotocol == NULL || strcmp(p->name, ep->subprotocol) != 0))
 		return 1;
 	if (!gw.started || gw.stopping)
 		return 1;

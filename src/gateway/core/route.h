@@ -51,6 +51,12 @@ typedef struct gw_ws_endpoint
 	size_t		conn_size;		/* the route's per-connection struct, gw_conn first */
 	/* a prefix path's rest (after path): false answers the upgrade 404; NULL: any */
 	bool		(*accepts) (const char *rest);
+	/*
+	 * A WebSocket subprotocol a client of this path may name to be read in
+	 * larger pieces (messages passed on in bulk); NULL: none.  Only this
+	 * path takes it.
+	 */
+	const char *subprotocol;
 	/* upgraded: the struct is zero but for its gw_conn */
 	void		(*established) (struct gw_conn *c);
 	/* one complete message (not NUL-terminated) */
