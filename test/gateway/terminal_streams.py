@@ -36,6 +36,7 @@ TERMINAL_CONF = PG_CONF + [
 ]
 OPEN_S = OPEN_TIMEOUT_MS / 1000.0
 STREAM = "/terminal/stream/"
+SUBPROTOCOL = "bothy-terminal-stream"    # read in 4 KiB pieces (protocol.md)
 
 
 # --- the database half ----------------------------------------------------------
@@ -151,7 +152,11 @@ class Side:
         self.ws = ws
 
     @classmethod
-    async def open(cls, base, session_id, identify=None, **kw):
+    async def open(cls, base, session_id, identify=None, subprotocol=True, **kw):
+        """Connects (naming the stream's subprotocol unless told not to) and
+        sends identify."""
+        if subprotocol:
+            kw["subprotocols"] = [SUBPROTOCOL]
         ws = await websockets.connect(base + STREAM + session_id, max_size=None, **kw)
         side = cls(ws)
         if identify is not None:

@@ -59,17 +59,28 @@ def test_both_sides_pair_and_bytes_flow_untouched_both_ways(tnodes, terminal):
     assert node.metric("bothy_gateway_signals_published_total") == 1
 
 
-def test_host_first_then_device(tnodes, terminal):
+def test_host_first_then_device_with_or_without_the_subprotocol(tnodes, terminal):
     node, base, session = one_session(tnodes, terminal)
 
     async def go():
-        device, hostside = await pair(base, base, session, host_first=True)
+        hostside = await Side.open(base, session.id, session.host_identify())
+        assert await hostside.op() == "waiting"
+        device = await Side.open(base, session.id, session.device_identify(), subprotocol=False)
+        assert await device.op() == "paired" and await hostside.op() == "paired"
         await hostside.ws.send(b"$ ")
         prompt = await device.bytes(2)
+        names = hostside.ws.subprotocol, device.ws.subprotocol
         await device.close()
         await hostside.close()
-        return prompt
-    assert run(go()) == b"$ "
+        # /gateway does not take the stream's subprotocol
+        try:
+            await websockets.connect(base + "/gateway", subprotocols=["bothy-terminal-stream"])
+            refused = False
+        except (websockets.InvalidHandshake, OSError):
+            refused = True
+        return prompt, names, refused
+    prompt, names, refused = run(go())
+    assert prompt == b"$ " and names == ("bothy-terminal-stream", None) and refused
 
 
 def test_refusals(tnodes, terminal, keys):

@@ -32,10 +32,10 @@ import asyncio, json, sys, time
 import websockets
 
 async def main(url, device_id, host_id, total, frame, stall):
-    device = await websockets.connect(url, max_size=None)
+    device = await websockets.connect(url, max_size=None, subprotocols=["bothy-terminal-stream"])
     await device.send(device_id)
     assert json.loads(await device.recv())["op"] == "waiting"
-    host = await websockets.connect(url, max_size=None)
+    host = await websockets.connect(url, max_size=None, subprotocols=["bothy-terminal-stream"])
     await host.send(host_id)
     assert json.loads(await host.recv())["op"] == "paired"
     assert json.loads(await device.recv())["op"] == "paired"

@@ -18,6 +18,9 @@
 #include "keys/token.h"
 #include "uuid.h"
 
+/* The subprotocol a side names to be read in larger pieces (optional). */
+#define GW_RELAY_SUBPROTOCOL "bothy-terminal-stream"
+
 /* An Ed25519 signature, and the text the host signs (three lines). */
 #define GW_RWIRE_SIG_LEN 64
 #define GW_RWIRE_HOST_CONTEXT "bothy-host-data-v1"
