@@ -9,6 +9,7 @@ session (closed_by_host), the device's 1000 after it.
 """
 import asyncio
 import os
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -196,3 +197,14 @@ def test_host_closing_with_1000_ends_the_session_closed_by_host(tnodes, terminal
     op, code = run(go())
     assert (op, code) == ("waiting", 1000)
     wait_state(terminal, session.id, ("closed", "closed_by_host"))
+
+
+def test_a_stopping_node_closes_both_sides_with_1001_and_exits_0(tnodes, terminal):
+    node, base, session = one_session(tnodes, terminal)
+
+    async def go():
+        device, hostside = await pair(base, base, session)
+        node.proc.send_signal(signal.SIGTERM)
+        return await asyncio.gather(device.closed(), hostside.closed())
+    assert run(go()) == [1001, 1001]
+    assert node.proc.wait(timeout=10) == 0
