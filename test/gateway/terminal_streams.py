@@ -230,6 +230,16 @@ def tpg():
     inst.close()
 
 
+@pytest.fixture(scope="module")
+def tpg_single():
+    """The same settings in single mode (no signal is staged by a node)."""
+    inst = Instance("terminal-single", [l for l in TERMINAL_CONF if "cluster_mode" not in l] +
+                    ["bothy.cluster_mode = 'single'"])
+    inst.start()
+    yield inst
+    inst.close()
+
+
 @pytest.fixture
 def tnodes(tpg, keys):
     """tnodes(n, extra=()) starts n gateways on the module's instance; all

@@ -17,8 +17,9 @@ import urllib.request
 import websockets
 
 from conftest import keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
-from terminal_streams import (OPEN_S, STREAM, HostKey, Side, one_session, pair, run, terminal,  # noqa: F401
-                              tnodes, tpg, wait_state, ws_base)
+from conftest import Gateway
+from terminal_streams import (OPEN_S, STREAM, HostKey, Side, Terminal, one_session, pair, run,  # noqa: F401
+                              terminal, tnodes, tpg, tpg_single, wait_state, ws_base)
 
 
 def upgrade_status(node, path):
@@ -208,3 +209,33 @@ def test_a_stopping_node_closes_both_sides_with_1001_and_exits_0(tnodes, termina
         return await asyncio.gather(device.closed(), hostside.closed())
     assert run(go()) == [1001, 1001]
     assert node.proc.wait(timeout=10) == 0
+
+
+def test_one_node_in_single_mode_relays_the_same(tpg_single, keys):
+    """Single mode: the node's terminal.session_paired goes to its own
+    handler at once (D-M2-47-4); pairing, bytes, a lone side's 4102 and the
+    end it writes are the same."""
+    node = Gateway("single", tpg_single, keys).start()
+    try:
+        terminal = Terminal(tpg_single, keys)
+        host, owner, _ = terminal.host()
+        paired, lone = terminal.open(host, owner), terminal.open(host, owner)
+        base = ws_base(node)
+
+        async def go():
+            device, hostside = await pair(base, base, paired)
+            await hostside.ws.send(b"single")
+            got = await device.bytes(6)
+            alone = await Side.open(base, lone.id, lone.device_identify())
+            assert await alone.op() == "waiting"
+            code = await alone.closed(timeout=OPEN_S + 3)
+            await device.close()
+            await hostside.close()
+            return got, code
+        got, code = run(go())
+        assert (got, code) == (b"single", 4102)
+        wait_state(terminal, lone.id, ("closed", "open_timeout"))
+        assert node.metric("bothy_gateway_signals_published_total") == 0
+        assert node.metric("bothy_terminal_relay_pairings_total") == 1
+    finally:
+        node.stop()

@@ -48,6 +48,12 @@ io_close(gw_rside *side, int code)
 		gw_conn_close(&c->conn, GW_RELAY_ENDED, "session ended");
 }
 
+/*
+ * In single mode gw_terminal_send hands the signal back to gw_relay_signal
+ * at once, inside the machine's pairing: its session_paired then meets
+ * only this slot, which has its sides, and changes nothing (and finds no
+ * slot to free: every entry point reaps before it returns).
+ */
 static void
 io_paired(const gw_rslot *slot)
 {
