@@ -37,14 +37,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "wsframe.h"
+#include "wsserver.h"
 
 #define PROG "fanout_floor_server"
 #define RX_MAX 4096				/* an upgrade request or an identify frame */
 #define LINE_MAX_BYTES 4096		/* one event */
-#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 #define LISTEN_ID UINT64_MAX
 #define FIFO_ID (UINT64_MAX - 1)
 
@@ -62,8 +60,7 @@ typedef struct conn
 	size_t		ready_at;		/* FS_READY: its index in ready[] */
 	size_t		rx_len;
 	char		rx[RX_MAX];
-	uint8_t    *tx;				/* what a write did not take, or NULL */
-	size_t		tx_len;
+	ws_kept		tx;				/* what a write did not take */
 } conn;
 
 static int	ep;
@@ -71,20 +68,12 @@ static const char *node_id;
 static conn **ready;			/* the ready connections, for the one pass */
 static size_t nready;
 static size_t ready_cap;
-static volatile sig_atomic_t stopping;
 
 static void
 die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", PROG, what, strerror(errno));
 	exit(1);
-}
-
-static void
-on_stop(int sig)
-{
-	(void) sig;
-	stopping = 1;
 }
 
 static void
@@ -96,7 +85,7 @@ end_conn(conn *c)
 		ready[c->ready_at]->ready_at = c->ready_at;
 	}
 	close(c->fd);
-	free(c->tx);
+	free(c->tx.data);
 	free(c);
 }
 
@@ -104,46 +93,22 @@ end_conn(conn *c)
 static bool
 send_or_keep(conn *c, const uint8_t *buf, size_t len)
 {
-	ssize_t		n = 0;
+	bool		had = c->tx.data != NULL;
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
 
-	if (c->tx == NULL)
-	{
-		n = send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return false;
-		if (n < 0)
-			n = 0;
-		if ((size_t) n == len)
-			return true;
-	}
-	{
-		uint8_t    *tx = realloc(c->tx, c->tx_len + len - (size_t) n);
-		struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
-
-		if (tx == NULL)
-			die("out of memory");
-		memcpy(tx + c->tx_len, buf + n, len - (size_t) n);
-		c->tx = tx;
-		c->tx_len += len - (size_t) n;
-		return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
-	}
+	if (!ws_send_or_keep(c->fd, &c->tx, buf, len))
+		return false;
+	return had || c->tx.data == NULL || epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
 }
 
 static bool
 flush_kept(conn *c)
 {
-	ssize_t		n = send(c->fd, c->tx, c->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK;
-	memmove(c->tx, c->tx + n, c->tx_len - (size_t) n);
-	c->tx_len -= (size_t) n;
-	if (c->tx_len > 0)
-		return true;
-	free(c->tx);
-	c->tx = NULL;
-	return epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
+	if (!ws_flush_kept(c->fd, &c->tx))
+		return false;
+	return c->tx.data != NULL || epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == 0;
 }
 
 /* text[0..len), len < LINE_MAX_BYTES, as one unmasked text frame into f; its length. */
@@ -170,37 +135,10 @@ text_frame(uint8_t f[4 + LINE_MAX_BYTES], const char *text, size_t len)
 static bool
 answer_upgrade(conn *c, size_t head_len)
 {
-	static const char name[] = "\r\nSec-WebSocket-Key:";
-	const char *k = NULL;
-	size_t		klen = 0;
-	char		keyed[128];
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned	dlen = 0;
-	unsigned char accept[64];
 	char		answer[256];
-	int			n;
+	int			n = ws_upgrade_accept(c->rx, head_len, answer, sizeof(answer));
 
-	for (const char *p = c->rx; p + sizeof(name) - 1 < c->rx + head_len; p++)
-		if (strncasecmp(p, name, sizeof(name) - 1) == 0)
-		{
-			k = p + sizeof(name) - 1;
-			break;
-		}
-	if (k == NULL)
-		return false;
-	while (*k == ' ')
-		k++;
-	while (k + klen < c->rx + head_len && k[klen] != '\r' && k[klen] != ' ')
-		klen++;
-	n = snprintf(keyed, sizeof(keyed), "%.*s%s", (int) klen, k, WS_GUID);
-	if (klen == 0 || n <= 0 || (size_t) n >= sizeof(keyed) ||
-		EVP_Digest(keyed, (size_t) n, digest, &dlen, EVP_sha1(), NULL) != 1)
-		return false;
-	EVP_EncodeBlock(accept, digest, (int) dlen);
-	n = snprintf(answer, sizeof(answer),
-				 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-				 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept);
-	return n > 0 && (size_t) n < sizeof(answer) && send_or_keep(c, (uint8_t *) answer, (size_t) n);
+	return n > 0 && send_or_keep(c, (uint8_t *) answer, (size_t) n);
 }
 
 /*
@@ -268,27 +206,20 @@ readable(conn *c)
 {
 	for (;;)
 	{
-		ssize_t		n = recv(c->fd, c->rx + c->rx_len, RX_MAX - c->rx_len, 0);
+		int			r = ws_recv_more(c->fd, (uint8_t *) c->rx, &c->rx_len, RX_MAX);
 
-		if (n == 0)
-			return false;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK;
-		c->rx_len += (size_t) n;
+		if (r <= 0)
+			return r == 0;
 		if (c->state == FS_UPGRADE)
 		{
-			char	   *end = memmem(c->rx, c->rx_len, "\r\n\r\n", 4);
+			size_t		head = ws_request_head((uint8_t *) c->rx, c->rx_len);
 
-			if (end == NULL)
-			{
-				if (c->rx_len == RX_MAX)
-					return false;
+			if (head == 0)
 				continue;
-			}
-			if (!answer_upgrade(c, (size_t) (end + 4 - c->rx)))
+			if (!answer_upgrade(c, head))
 				return false;
-			c->rx_len -= (size_t) (end + 4 - c->rx);
-			memmove(c->rx, end + 4, c->rx_len);
+			c->rx_len -= head;
+			memmove(c->rx, c->rx + head, c->rx_len);
 			c->state = FS_IDENTIFY;
 		}
 		if (c->state == FS_IDENTIFY)
@@ -368,16 +299,12 @@ accept_all(int lfd)
 {
 	for (;;)
 	{
-		int			fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int			fd = ws_accept(lfd);
 		conn	   *c;
 		struct epoll_event ev = {.events = EPOLLIN};
 
 		if (fd < 0)
-		{
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
-				die("accept");
 			return;
-		}
 		if ((c = calloc(1, sizeof(*c))) == NULL)
 			die("out of memory");
 		c->fd = fd;
@@ -401,10 +328,7 @@ main(int argc, char **argv)
 	int			opt;
 	int			lfd;
 	int			cfd;
-	int			one = 1;
-	struct sockaddr_in addr;
 	struct epoll_event ev = {.events = EPOLLIN};
-	struct sigaction sa;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1)
 	{
@@ -428,32 +352,19 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s --port P --node UUID --commands FIFO\n", PROG);
 		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-
+	ws_catch_stop();
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		die("epoll_create1");
 	/* O_RDWR: the FIFO never reads EOF between the driver's writes */
 	if ((cfd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0)
 		die("open the commands");
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	addr.sin_port = htons((uint16_t) port);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-		bind(lfd, (struct sockaddr *) &addr, sizeof(addr)) != 0 || listen(lfd, 4096) != 0)
+	if ((lfd = ws_listen_loopback(ep, port, LISTEN_ID)) < 0)
 		die("listen");
-	ev.data.u64 = LISTEN_ID;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) != 0)
-		die("epoll_ctl");
 	ev.data.u64 = FIFO_ID;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &ev) != 0)
 		die("epoll_ctl");
 
-	while (!stopping)
+	while (!ws_stopping)
 	{
 		struct epoll_event evs[256];
 		int			n = epoll_wait(ep, evs, 256, -1);

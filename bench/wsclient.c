@@ -65,7 +65,13 @@ ws_send_all(int fd, const void *buf, size_t len)
 bool
 ws_send_upgrade(int fd, int port)
 {
-	char		req[256];
+	return ws_send_upgrade_path(fd, port, "/gateway", NULL);
+}
+
+bool
+ws_send_upgrade_path(int fd, int port, const char *path, const char *subprotocol)
+{
+	char		req[384];
 	uint8_t		key[16];
 	char		key64[sodium_base64_ENCODED_LEN(16, sodium_base64_VARIANT_ORIGINAL)];
 	int			n;
@@ -73,9 +79,11 @@ ws_send_upgrade(int fd, int port)
 	randombytes_buf(key, sizeof(key));
 	sodium_bin2base64(key64, sizeof(key64), key, sizeof(key), sodium_base64_VARIANT_ORIGINAL);
 	n = snprintf(req, sizeof(req),
-				 "GET /gateway HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-				 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-				 "Sec-WebSocket-Version: 13\r\n\r\n", port, key64);
+				 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n%s%s%s"
+				 "Sec-WebSocket-Version: 13\r\n\r\n", path, port, key64,
+				 subprotocol ? "Sec-WebSocket-Protocol: " : "", subprotocol ? subprotocol : "",
+				 subprotocol ? "\r\n" : "");
 	return n > 0 && (size_t) n < sizeof(req) && ws_send_all(fd, req, (size_t) n);
 }
 
@@ -106,11 +114,18 @@ ws_random_uuid(bothy_uuid *u)
 size_t
 ws_text_frame(uint8_t *out, const char *payload, size_t len)
 {
+	return ws_masked_frame(out, 0x1, payload, len);
+}
+
+size_t
+ws_masked_frame(uint8_t *out, int opcode, const void *data, size_t len)
+{
+	const uint8_t *payload = data;
 	uint8_t		mask[4];
 	size_t		n = 0;
 	size_t		i;
 
-	out[n++] = 0x81;			/* FIN, text */
+	out[n++] = (uint8_t) (0x80 | opcode);	/* FIN */
 	if (len < 126)
 		out[n++] = (uint8_t) (0x80 | len);
 	else
@@ -123,7 +138,7 @@ ws_text_frame(uint8_t *out, const char *payload, size_t len)
 	memcpy(out + n, mask, sizeof(mask));
 	n += sizeof(mask);
 	for (i = 0; i < len; i++)
-		out[n + i] = (uint8_t) payload[i] ^ mask[i & 3];
+		out[n + i] = payload[i] ^ mask[i & 3];
 	return n + len;
 }
 

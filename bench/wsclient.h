@@ -39,6 +39,9 @@ bool		ws_connected(int fd);
 /* Sends the upgrade request of GET /gateway; false on failure. */
 bool		ws_send_upgrade(int fd, int port);
 
+/* The same for another path (a terminal stream's), naming a subprotocol unless NULL. */
+bool		ws_send_upgrade_path(int fd, int port, const char *path, const char *subprotocol);
+
 /*
  * The upgrade answer at the start of buf[0..*len): 1 when it is whole and
  * is 101 (its header is then removed from buf and *len shortened: what
@@ -53,6 +56,9 @@ void		ws_random_uuid(bothy_uuid *u);
 
 /* A masked text frame of payload[0..len), len < 65536, into out; its length. */
 size_t		ws_text_frame(uint8_t *out, const char *payload, size_t len);
+
+/* The same with any opcode (0x2: binary); out holds len + 8 bytes. */
+size_t		ws_masked_frame(uint8_t *out, int opcode, const void *data, size_t len);
 
 /*
  * Sends all of buf or fails: small writes on a loopback socket are taken

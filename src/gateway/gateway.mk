@@ -35,7 +35,8 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
-                   test/unit/gateway/test_tmodel test/unit/gateway/test_twire
+                   test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
+                   test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
@@ -68,6 +69,19 @@ test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRC
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \
 	    -lsodium -ljansson
 
+# The relay's state machine with a fake clock and a recording io.
+test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
+        src/gateway/terminal/relay_slot.c src/gateway/terminal/relay_slot.h \
+        src/gateway/terminal/model.h $(COMMON_SRCS) test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_slot.c $(COMMON_SRCS)
+
+# The stream's text messages (jansson, and libsodium under the base64url codec).
+test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
+        src/gateway/terminal/relay_wire.c src/gateway/terminal/relay_wire.h \
+        src/gateway/keys/base64url.c src/gateway/keys/base64url.h $(COMMON_SRCS) test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
+	    src/gateway/keys/base64url.c $(COMMON_SRCS) -ljansson -lsodium
+
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c
@@ -92,6 +106,7 @@ gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
                test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
                test/unit/gateway/test_events test/unit/gateway/test_route \
-               test/unit/gateway/test_tmodel test/unit/gateway/test_twire
+               test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
+               test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
 
 .PHONY: gateway

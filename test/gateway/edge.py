@@ -1,11 +1,15 @@
 """Real nginx in front of real gateway nodes, running the SHIPPED edge
-(deploy/nginx/bothy-edge.conf) with only its listen line and its upstream's
+(deploy/nginx/bothy-edge.conf) with only its listen line and its upstreams'
 server lines changed (the file's header documents both).
 
 nginx runs as the user the tests run as, in the foreground, with its pid,
 temp paths and logs under a directory of BOTHY_TEST_WORK, on a free
-127.0.0.1 port.  The fixture `edge` starts it and stops it at teardown, also
-when the test failed.
+127.0.0.1 port, with one worker process (or `workers`; the listen line then
+has reuseport, so the kernel spreads connections over the workers).  The
+fixture `edge` starts it and stops it at teardown, also when the test
+failed.  A test of a trap the shipped file closes may run it with a
+`change` (a function of the generated text) that opens the trap again, to
+show the trap is real.
 """
 import os
 import re
@@ -23,7 +27,8 @@ SHIPPED = os.path.join(ROOT, "deploy", "nginx", "bothy-edge.conf")
 
 LISTEN = re.compile(r"^(\s*)listen\s+[^;]+;\s*$")
 SERVER = re.compile(r"^(\s*)server\s+(\S+)((?:\s+[^;\s]+)*)\s*;\s*$")
-UPSTREAM = re.compile(r"^\s*upstream\s+bothy_gateways\s*\{\s*$")
+UPSTREAM = re.compile(r"^\s*upstream\s+(bothy_gateways|bothy_terminal_stream)\s*\{\s*$")
+UPSTREAMS = ("bothy_gateways", "bothy_terminal_stream")
 
 # The test's own nginx.conf around the shipped file: everything a root-run
 # Debian nginx would find in /etc/nginx/nginx.conf and /var/lib/nginx, here
@@ -32,7 +37,7 @@ UPSTREAM = re.compile(r"^\s*upstream\s+bothy_gateways\s*\{\s*$")
 MAIN_CONF = """\
 daemon off;
 master_process on;
-worker_processes 1;
+worker_processes {workers};
 pid {dir}/nginx.pid;
 error_log {dir}/error.log notice;
 events {{
@@ -57,20 +62,22 @@ def shipped_text():
 
 def substitute(text, listen, nodes):
     """The shipped file with its one listen line set to `listen` and the
-    server lines of upstream bothy_gateways replaced by one line per node
-    address, each with the parameters of the first shipped line.  Every
+    server lines of each upstream replaced by one line per node address,
+    each with the parameters of that upstream's first shipped line.  Every
     other line stays as shipped."""
-    out, in_upstream, servers, listens = [], False, 0, 0
+    out, upstream, servers, listens = [], None, {}, 0
     for line in text.splitlines(keepends=True):
-        if UPSTREAM.match(line):
-            in_upstream = True
-        elif in_upstream and line.strip() == "}":
-            in_upstream = False
-        m = SERVER.match(line) if in_upstream else None
+        m = UPSTREAM.match(line)
         if m:
-            if servers == 0:
+            upstream = m.group(1)
+            servers.setdefault(upstream, 0)
+        elif upstream and line.strip() == "}":
+            upstream = None
+        m = SERVER.match(line) if upstream else None
+        if m:
+            if servers[upstream] == 0:
                 out.extend("%sserver %s%s;\n" % (m.group(1), node, m.group(3)) for node in nodes)
-            servers += 1
+            servers[upstream] += 1
             continue
         m = LISTEN.match(line)
         if m:
@@ -78,25 +85,28 @@ def substitute(text, listen, nodes):
             line = "%slisten %s;\n" % (m.group(1), listen)
         out.append(line)
     assert listens == 1, "the shipped edge must have exactly one listen line, found %d" % listens
-    assert servers >= 1, "the shipped edge lists no server in upstream bothy_gateways"
+    for name in UPSTREAMS:
+        assert servers.get(name, 0) >= 1, "the shipped edge lists no server in upstream %s" % name
     return "".join(out)
 
 
 class Edge:
     """One nginx master process (and its worker) serving the shipped edge."""
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, workers=1, change=None):
         self.dir = tempfile.mkdtemp(prefix="edge-", dir=WORK)
         os.mkdir(os.path.join(self.dir, "temp"))
         self.port = free_port()
         self.url = "ws://127.0.0.1:%d/gateway" % self.port
+        self.ws_base = "ws://127.0.0.1:%d" % self.port
         self.http_url = "http://127.0.0.1:%d" % self.port
         self.conf = os.path.join(self.dir, "nginx.conf")
+        listen = "127.0.0.1:%d%s" % (self.port, " reuseport" if workers > 1 else "")
+        text = substitute(shipped_text(), listen, ["127.0.0.1:%d" % node.port for node in nodes])
         with open(os.path.join(self.dir, "bothy-edge.conf"), "w") as f:
-            f.write(substitute(shipped_text(), "127.0.0.1:%d" % self.port,
-                               ["127.0.0.1:%d" % node.port for node in nodes]))
+            f.write(change(text) if change else text)
         with open(self.conf, "w") as f:
-            f.write(MAIN_CONF.format(dir=self.dir))
+            f.write(MAIN_CONF.format(dir=self.dir, workers=workers))
         self.stderr_path = os.path.join(self.dir, "stderr.log")
         self.proc = None
 
@@ -147,12 +157,13 @@ class Edge:
 
 @pytest.fixture
 def edge():
-    """edge(nodes) starts nginx with the shipped edge in front of the given
-    gateway nodes; every edge started is stopped after the test."""
+    """edge(nodes, workers=1, change=None) starts nginx with the shipped edge
+    in front of the given gateway nodes; every edge started is stopped after
+    the test."""
     started = []
 
-    def make(nodes):
-        e = Edge(nodes)
+    def make(nodes, workers=1, change=None):
+        e = Edge(nodes, workers, change)
         started.append(e)
         return e.start()
     yield make

@@ -89,7 +89,7 @@ def test_person_and_agent_reach_both_nodes_through_the_edge(gateways, keys, edge
 # --- the shipped timeouts ----------------------------------------------------
 
 TIMEOUT = re.compile(r"^\s*(\w+_timeout)\s+(\S+)\s*;")
-BOUND = re.compile(r"^\s*#\s*bound:\s*(.*)$")
+BOUND = re.compile(r"^\s*#\s*(bound|equals):\s*(.*)$")
 UNITS = {"ms": 1, "s": 1000, "m": 60000, "h": 3600000, "d": 86400000}
 
 
@@ -125,30 +125,55 @@ def bound_ms(expr, ranges, which):
 
 
 def shipped_timeouts():
-    """(directive, value, bound) of every *_timeout in the shipped edge; the
-    bound is the "# bound:" line of the comment just above it."""
+    """(directive, value, kind, expression) of every *_timeout in the shipped
+    edge; kind is "bound" or "equals", from the comment line just above it."""
     found, bound = [], None
     for line in shipped_text().splitlines():
         if BOUND.match(line):
-            bound = BOUND.match(line).group(1).strip()
+            bound = BOUND.match(line).groups()
         elif TIMEOUT.match(line):
             name, value = TIMEOUT.match(line).groups()
-            found.append((name, value, bound))
+            found.append((name, value) + (bound or (None, None)))
             bound = None
         elif not line.lstrip().startswith("#"):
             bound = None
     return found
 
 
-def test_shipped_timeouts_exceed_the_gateway_settings_they_follow():
+def settings_ms(pg):
+    """{"bothy.terminal_idle_timeout": ms or count, ...} of bothy.settings():
+    the defaults, which the session's instance does not change for these."""
+    return {"bothy." + name: int(value) for name, value in
+            pg.query("SELECT name, setting FROM bothy.settings() WHERE name LIKE 'terminal_%%'")}
+
+
+def settings_value(expr, settings):
+    """"bothy.a + bothy.b" or "bothy.a x bothy.b" over the settings."""
+    if " x " in expr:
+        a, b = (settings[t.strip()] for t in expr.split(" x "))
+        return a * b
+    return sum(settings[t.strip()] for t in expr.split("+"))
+
+
+def test_shipped_timeouts_exceed_the_gateway_settings_they_follow(pg):
     ranges = dict(gateway_ranges(), **PLAN_RANGES)
+    settings = settings_ms(pg)
     timeouts = shipped_timeouts()
-    names = [name for name, _, _ in timeouts]
+    names = [name for name, _, kind, _ in timeouts if kind == "bound"]
     # the WebSocket's three timers and the long poll's wait are all set
     assert names.count("proxy_read_timeout") == 2 and "proxy_send_timeout" in names
     assert names.count("send_timeout") == 2
-    for name, value, bound in timeouts:
-        assert bound, "%s %s names no gateway setting (# bound:)" % (name, value)
+    # the terminal's: the control connection's and the stream's three timers
+    equal = [(name, expr) for name, _, kind, expr in timeouts if kind == "equals"]
+    assert len(equal) == 6 and {e for _, e in equal} == {
+        "bothy.terminal_host_heartbeat_interval x bothy.terminal_host_heartbeat_miss_limit",
+        "bothy.terminal_idle_timeout + bothy.terminal_idle_grace"}
+    for name, value, kind, bound in timeouts:
+        assert bound, "%s %s names no gateway setting (# bound: or # equals:)" % (name, value)
+        if kind == "equals":
+            # the cluster settings' defaults, exactly (D-M2-47-9)
+            assert nginx_ms(value) == settings_value(bound, settings), (name, value, bound)
+            continue
         if bound.startswith("none"):
             assert name == "proxy_connect_timeout", "only the TCP handshake has no bound"
             continue

@@ -82,19 +82,15 @@ get_uuid(json_t *v, bothy_uuid *out)
 static bool
 get_token(json_t *v, gw_msg *m)
 {
-	size_t		len,
-				i;
+	size_t		len;
 	const char *s;
 
 	if (!json_is_string(v))
 		return false;
 	s = json_string_value(v);
 	len = json_string_length(v);
-	if (len == 0 || len > BOTHY_TOKEN_MAX)
+	if (!bothy_token_text_ok(s, len))
 		return false;
-	for (i = 0; i < len; i++)
-		if (s[i] < 0x21 || s[i] > 0x7e)
-			return false;
 	memcpy(m->token, s, len);
 	m->token[len] = '\0';
 	m->token_len = len;

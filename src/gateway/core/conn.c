@@ -2,9 +2,11 @@
  * core/conn.c
  *		The WebSocket transport of every route: the upgrade filter that
  *		picks the route's endpoint by path, reassembly of fragmented
- *		messages, the bounded send queue, the sweep of deadlines, and
- *		closing with a code.  What a message means is the route's (its
- *		gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
+ *		messages, the bounded send queue (text and binary messages), the
+ *		sweep of deadlines, pausing a connection's reading while a route
+ *		holds back its bytes, and closing with a code.  What a message
+ *		means is the route's (its gw_ws_endpoint); HTTP requests on the
+ *		same vhost go to http.c.
  *
  * One message at a time goes to libwebsockets, and only when it holds
  * nothing of ours, so it never buffers more than one partial message and
@@ -244,10 +246,13 @@ write_front(gw_conn *c)
 
 	if (m == NULL)
 		return true;
-	if (lws_write(c->wsi, m->data + LWS_PRE, m->len, LWS_WRITE_TEXT) < (int) m->len)
+	if (lws_write(c->wsi, m->data + LWS_PRE, m->len,
+				  m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) < (int) m->len)
 		return false;
 	gw_stats.frames_out++;
 	gw_sendq_pop(&c->sendq);
+	if (endpoint_of(c)->sent != NULL)
+		endpoint_of(c)->sent(c);
 	if (gw_sendq_front(&c->sendq) != NULL)
 	{
 		arm_stall(c);			/* progress: the client reads */
@@ -260,14 +265,18 @@ write_front(gw_conn *c)
 	return true;
 }
 
-void
-gw_conn_send(gw_conn *c, const char *msg, size_t len)
+static void
+queue(gw_conn *c, const void *msg, size_t len, bool binary)
 {
 	bool		was_empty = gw_sendq_front(&c->sendq) == NULL;
+	gw_sendq_status st;
 
 	if (c->state == GW_CONN_CLOSING)
 		return;
-	switch (gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue))
+	st = binary
+		? gw_sendq_push_binary(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue)
+		: gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
+	switch (st)
 	{
 		case GW_SENDQ_OK:
 			if (was_empty && !lws_partial_buffered(c->wsi))
@@ -297,6 +306,39 @@ gw_conn_send(gw_conn *c, const char *msg, size_t len)
 			gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");
 			return;
 	}
+}
+
+void
+gw_conn_send(gw_conn *c, const char *msg, size_t len)
+{
+	queue(c, msg, len, false);
+}
+
+void
+gw_conn_send_binary(gw_conn *c, const void *data, size_t len)
+{
+	queue(c, data, len, true);
+}
+
+size_t
+gw_conn_queued(const gw_conn *c)
+{
+	return c->sendq.bytes;
+}
+
+/*
+ * lws reads a paused connection no more: what it had read already waits
+ * in its own buffer (at most one read), and the client's further bytes
+ * wait in the socket, then in the client's TCP window, so a fast sender
+ * is held back end to end without any buffer of ours growing.
+ */
+void
+gw_conn_rx_pause(gw_conn *c, bool pause)
+{
+	if (c->rx_paused == pause || c->wsi == NULL)
+		return;
+	c->rx_paused = pause;
+	lws_rx_flow_control(c->wsi, pause ? 0 : 1);
 }
 
 static int
@@ -379,6 +421,41 @@ receive(gw_conn *c, const char *in, size_t len)
 }
 
 /*
+ * The endpoint of the upgrade request's path, or NULL: a registered path,
+ * and for a prefix endpoint a rest that its accepts check takes.
+ */
+static const gw_ws_endpoint *
+upgrade_endpoint(struct lws *wsi, int *index)
+{
+	char		uri[128];
+	int			n = lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
+	const gw_ws_endpoint *ep;
+
+	if (n <= 0 || (ep = gw_route_ws_find(uri, index)) == NULL)
+		return NULL;
+	if (ep->prefix && ep->accepts != NULL && !ep->accepts(uri + strlen(ep->path)))
+		return NULL;
+	return ep;
+}
+
+/*
+ * An upgrade of a path no endpoint takes is answered 404 while it is still
+ * HTTP, so that a client (or an edge in front) sees a plain answer instead
+ * of a connection that just ends.
+ */
+static int
+confirm_upgrade(struct lws *wsi)
+{
+	int			index;
+
+	if (upgrade_endpoint(wsi, &index) != NULL)
+		return 0;
+	if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL))
+		return -1;
+	return 1;					/* answered: the HTTP transaction goes on */
+}
+
+/*
  * Only a registered route's path upgrades, only on a started node that is
  * not stopping.  The per-session data is fresh here (lws zeroes it, but a
  * keep-alive connection brings its HTTP state): zeroed again, it keeps
@@ -387,11 +464,15 @@ receive(gw_conn *c, const char *in, size_t len)
 static int
 filter(struct lws *wsi, gw_conn *c)
 {
-	char		uri[128];
-	int			n = lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
 	int			index;
+	const gw_ws_endpoint *ep = upgrade_endpoint(wsi, &index);
+	const struct lws_protocols *p = lws_get_protocol(wsi);
 
-	if (n <= 0 || gw_route_ws_find(uri, &index) == NULL)
+	if (ep == NULL)
+		return 1;
+	/* the subprotocol a client named: its path's own, or none */
+	if (p != NULL && p->callback == gw_conn_callback && strcmp(p->name, "bothy-gateway") != 0 &&
+		(ep->subprotocol == NULL || strcmp(p->name, ep->subprotocol) != 0))
 		return 1;
 	if (!gw.started || gw.stopping)
 		return 1;
@@ -410,6 +491,8 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 
 	switch (reason)
 	{
+		case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+			return confirm_upgrade(wsi);
 		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 			return filter(wsi, c);
 		case LWS_CALLBACK_ESTABLISHED:
@@ -429,7 +512,8 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 				const unsigned char *p = in;
 
 				c->state = GW_CONN_CLOSING;
-				gw_metrics_close(len >= 2 ? (p[0] << 8 | p[1]) : 1005);
+				c->close_code = (uint16_t) (len >= 2 ? (p[0] << 8 | p[1]) : 1005);
+				gw_metrics_close(c->close_code);
 			}
 			return 0;
 		case LWS_CALLBACK_CLOSED:

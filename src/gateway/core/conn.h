@@ -35,11 +35,12 @@ typedef struct gw_conn
 	struct lws *wsi;
 	uint8_t		state;			/* the route's states, then GW_CONN_CLOSING */
 	uint8_t		endpoint;		/* its gw_ws_endpoint's index (route.c) */
-	uint16_t	close_code;		/* the code of the close frame */
+	uint16_t	close_code;		/* the code of the close frame, ours or the peer's (1005: none) */
 	bool		body_owed;		/* HTTP: headers sent, the body not all sent yet (http.c) */
 	bool		body_last;		/* HTTP: its last piece is handed to lws */
 	bool		body_in;		/* HTTP: a request body is being read into rx */
 	bool		close_after;	/* HTTP: the connection closes after this answer */
+	bool		rx_paused;		/* gw_conn_rx_pause: lws reads it no more */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	int64_t		wake_at;		/* its tick is due then (gw_mono_ms); 0: none */
 	lws_dll2_t	in_wheel;		/* the sweep's slot of wake_at */
@@ -58,6 +59,21 @@ int			gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 
 /* Queues one text message; a full queue closes the connection (4008). */
 void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
+
+/* The same for one binary message (an endpoint with binary set). */
+void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
+
+/* Payload bytes queued and not yet handed to lws. */
+size_t		gw_conn_queued(const gw_conn *c);
+
+/*
+ * Stops (pause) or resumes reading the connection: lws_rx_flow_control.
+ * A route pauses the connection whose messages it cannot pass on while the
+ * queue they go to is over its bound, and resumes it once that queue
+ * drained (its endpoint's sent callback), so nothing grows without a bound
+ * between a fast sender and a slow reader.
+ */
+void		gw_conn_rx_pause(gw_conn *c, bool pause);
 
 /* Decides the close: the frame with code goes out on the next writable. */
 void		gw_conn_close(gw_conn *c, int code, const char *reason);

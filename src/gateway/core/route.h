@@ -49,6 +49,14 @@ typedef struct gw_ws_endpoint
 	bool		prefix;			/* path is a prefix of the request's path */
 	bool		binary;			/* binary messages are delivered, not refused */
 	size_t		conn_size;		/* the route's per-connection struct, gw_conn first */
+	/* a prefix path's rest (after path): false answers the upgrade 404; NULL: any */
+	bool		(*accepts) (const char *rest);
+	/*
+	 * A WebSocket subprotocol a client of this path may name to be read in
+	 * larger pieces (messages passed on in bulk); NULL: none.  Only this
+	 * path takes it.
+	 */
+	const char *subprotocol;
 	/* upgraded: the struct is zero but for its gw_conn */
 	void		(*established) (struct gw_conn *c);
 	/* one complete message (not NUL-terminated) */
@@ -59,6 +67,8 @@ typedef struct gw_ws_endpoint
 	 * ask again for the next one
 	 */
 	void		(*tick) (struct gw_conn *c, int64_t now);
+	/* a queued message was handed to lws: the queue shrank (gw_conn_queued) */
+	void		(*sent) (struct gw_conn *c);
 	/* the connection is gone: cancel what it waits for (its queue is freed after) */
 	void		(*closed) (struct gw_conn *c);
 } gw_ws_endpoint;

@@ -7,8 +7,8 @@
 
 #include "core/sendq.h"
 
-gw_sendq_status
-gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit)
+static gw_sendq_status
+push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit, bool binary)
 {
 	gw_sendq_msg *m;
 
@@ -19,6 +19,7 @@ gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t
 		return GW_SENDQ_NOMEM;
 	m->next = NULL;
 	m->len = len;
+	m->binary = binary;
 	memcpy(m->data + headroom, data, len);
 	if (q->tail != NULL)
 		q->tail->next = m;
@@ -27,6 +28,18 @@ gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t
 	q->tail = m;
 	q->bytes += len;
 	return GW_SENDQ_OK;
+}
+
+gw_sendq_status
+gw_sendq_push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit)
+{
+	return push(q, headroom, data, len, limit, false);
+}
+
+gw_sendq_status
+gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit)
+{
+	return push(q, headroom, data, len, limit, true);
 }
 
 void

@@ -1,8 +1,8 @@
 /*
  * core/sendq.h
- *		A connection's bounded output queue: whole messages, each allocated
- *		with the headroom libwebsockets needs in front (LWS_PRE), written
- *		one per WRITEABLE callback.
+ *		A connection's bounded output queue: whole messages, text or binary,
+ *		each allocated with the headroom libwebsockets needs in front
+ *		(LWS_PRE), written one per WRITEABLE callback.
  *
  * Bounded in bytes: a client that does not read makes push refuse, and
  * the caller closes it instead of letting the node's memory grow.  An
@@ -19,6 +19,7 @@ typedef struct gw_sendq_msg
 {
 	struct gw_sendq_msg *next;
 	size_t		len;			/* payload bytes after the headroom */
+	bool		binary;			/* a binary message; else text */
 	unsigned char data[];		/* headroom, then the payload */
 } gw_sendq_msg;
 
@@ -37,11 +38,15 @@ typedef enum gw_sendq_status
 } gw_sendq_status;
 
 /*
- * Appends a copy of data[0..len) after headroom bytes, unless the queued
- * payload would then pass limit bytes.
+ * Appends a copy of data[0..len) after headroom bytes, as a text message,
+ * unless the queued payload would then pass limit bytes.
  */
 gw_sendq_status gw_sendq_push(gw_sendq *q, size_t headroom, const void *data,
 							  size_t len, size_t limit);
+
+/* The same, as a binary message (the terminal's bytes). */
+gw_sendq_status gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data,
+									 size_t len, size_t limit);
 
 /* The oldest message, or NULL. */
 static inline gw_sendq_msg *

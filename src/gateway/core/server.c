@@ -51,20 +51,45 @@
  */
 #define RX_BUFFER_SIZE 512
 
+/*
+ * The receive buffer of a connection whose client named its endpoint's
+ * subprotocol (route.h): a path whose messages are passed on in bulk (the
+ * terminal's bytes) is read in pieces of this size.  lws reads a
+ * connection at most one buffer per turn of the loop, so 512 bytes cap a
+ * relayed stream at about half of what nginx passes (bench/terminal_relay);
+ * 4 KiB match it, for 3.5 KiB more per connection of such a path only.
+ */
+#define RX_BULK_BUFFER_SIZE 4096
+
 /* Bytes of one request's headers, the query string included. */
 #define GW_HTTP_HEADER_MAX 16384
 
 /*
- * First: HTTP and every route's WebSocket path (none names a subprotocol,
- * so lws binds each upgrade to the first protocol; conn.c picks the route
- * by path).  Its per-session size is the largest a route registered,
- * set in gw_serve.
+ * First: HTTP and every route's WebSocket path (an upgrade that names no
+ * subprotocol is bound to the first protocol; conn.c picks the route by
+ * path).  Its per-session size is the largest a route registered, set in
+ * gw_serve.  After the database's: one protocol per endpoint subprotocol,
+ * the same callback with the bulk receive buffer, added in gw_serve.
  */
-static struct lws_protocols protocols[] = {
+static struct lws_protocols protocols[2 + GW_MAX_WS_ENDPOINTS + 1] = {
 	{"bothy-gateway", gw_conn_callback, 0, RX_BUFFER_SIZE, 0, NULL, GW_HTTP_PIECE},
 	{GW_PG_PROTOCOL, gw_pgconn_callback, 0, 0, 0, NULL, 0},
-	{NULL, NULL, 0, 0, 0, NULL, 0}
 };
+
+/* The endpoints' subprotocols after the first two protocols. */
+static void
+add_subprotocols(void)
+{
+	int			i,
+				n = 2;
+
+	for (i = 0; i < gw_route_ws_count(); i++)
+		if (gw_route_ws_at(i)->subprotocol != NULL)
+			protocols[n++] = (struct lws_protocols) {
+				gw_route_ws_at(i)->subprotocol, gw_conn_callback, gw_route_conn_size(),
+				RX_BULK_BUFFER_SIZE, 0, NULL, GW_HTTP_PIECE
+			};
+}
 
 /* The routes whose init succeeded: their fini is owed at exit. */
 static int	routes_inited;
@@ -475,6 +500,7 @@ gw_serve(int argc, char **argv)
 	info.port = gw.opt.listen_port;
 	info.iface = gw.opt.listen_host[0] != '\0' ? gw.opt.listen_host : NULL;
 	protocols[0].per_session_data_size = gw_route_conn_size();
+	add_subprotocols();
 	info.protocols = protocols;
 	info.gid = -1;
 	info.uid = -1;

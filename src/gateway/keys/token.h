@@ -75,6 +75,24 @@ const char *bothy_token_result_name(bothy_token_result r);
  * original contract and unchanged.
  */
 
+/*
+ * Whether s[0..len) can be a token's text at all: 1 to BOTHY_TOKEN_MAX
+ * printable ASCII characters (0x21 to 0x7e).  The protocols' parsers refuse
+ * anything else as malformed before a token is verified.
+ */
+static inline bool
+bothy_token_text_ok(const char *s, size_t len)
+{
+	size_t		i;
+
+	if (len == 0 || len > BOTHY_TOKEN_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (s[i] < 0x21 || s[i] > 0x7e)
+			return false;
+	return true;
+}
+
 /* The bit of a kind in bothy_token_verify's accept set. */
 #define BOTHY_TOKEN_ACCEPT(kind) (1u << (unsigned) (kind))
 

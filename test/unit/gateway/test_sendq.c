@@ -104,6 +104,15 @@ test_push_pop(void)
 			memcmp(q.head->data, "xyz", 3) == 0, "push: headroom 0 puts the payload first");
 	gw_sendq_clear(&q);
 
+	UNIT_OK(gw_sendq_push(&q, HEADROOM, "t", 1, 100) == GW_SENDQ_OK &&
+			gw_sendq_push_binary(&q, HEADROOM, "\0\xff", 2, 100) == GW_SENDQ_OK &&
+			!q.head->binary && q.tail->binary && q.tail->len == 2 &&
+			memcmp(q.tail->data + HEADROOM, "\0\xff", 2) == 0 && q.bytes == 3,
+			"push_binary: a binary message beside a text one, any bytes, counted alike");
+	UNIT_OK(gw_sendq_push_binary(&q, HEADROOM, "abc", 3, 5) == GW_SENDQ_FULL && q.bytes == 3,
+			"push_binary: the same byte limit");
+	gw_sendq_clear(&q);
+
 	UNIT_OK(push(&q, "one", 100) == GW_SENDQ_OK && push(&q, "two", 100) == GW_SENDQ_OK &&
 			push(&q, "three", 100) == GW_SENDQ_OK && q.bytes == 11 && count(&q) == 3 &&
 			q.tail->len == 5, "push: three messages, bytes is the sum of payloads");

@@ -1,0 +1,71 @@
+/*
+ * terminal/relay_conn.h
+ *		One stream connection at /terminal/stream/<session>: the core's
+ *		gw_conn, then the relay's side of it, shared by the files of the
+ *		relay (the endpoint, the identify, the flow of bytes).
+ *
+ * Small: lws allocates the largest conn_size of every route for every
+ * connection of the node, the gateway route's clients included.
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_RELAY_CONN_H
+#define BOTHY_GATEWAY_TERMINAL_RELAY_CONN_H
+
+#include <stdint.h>
+
+#include "core/conn.h"
+#include "terminal/relay_slot.h"
+#include "uuid.h"
+
+/* The relay's states of conn.state; the core's GW_CONN_CLOSING ends them. */
+typedef enum gw_rconn_state
+{
+	GW_RCONN_NEW = 0,			/* upgraded, waiting for identify */
+	GW_RCONN_IDENTIFYING,		/* identify checked so far, its database call running */
+	GW_RCONN_JOINED				/* in its slot: waiting or paired */
+} gw_rconn_state;
+
+struct gw_ridentify_call;
+
+typedef struct gw_rconn
+{
+	gw_conn		conn;			/* the transport's part: first */
+	gw_rside	side;			/* its side in the relay's machine */
+	bothy_uuid	session;		/* the session of its path */
+	int64_t		quiet_until;	/* identify by then (--identify-timeout); 0: none */
+	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
+} gw_rconn;
+
+static inline gw_rconn *
+gw_rconn_of(gw_conn *c)
+{
+	return lws_container_of(c, gw_rconn, conn);
+}
+
+static inline gw_rconn *
+gw_rconn_of_side(gw_rside *side)
+{
+	return lws_container_of(side, gw_rconn, side);
+}
+
+/* relay.c: the relay's sweep runs (armed on first use: the loop exists then). */
+void		gw_relay_wake(void);
+
+/* relay_identify.c: an identify message of a NEW connection. */
+void		gw_ridentify_message(gw_rconn *c, const char *msg, size_t len);
+
+/* relay_identify.c: the connection closes while its identify call runs. */
+void		gw_ridentify_cancel(gw_rconn *c);
+
+/* relay_identify.c: identify calls running (for the stop's drain). */
+int			gw_ridentify_pending(void);
+
+/* relay_flow.c: a binary message of a joined side, to its counterpart. */
+void		gw_rflow_pass(gw_rconn *from, const void *data, size_t len);
+
+/* relay_flow.c: the connection's queue shrank: resume its counterpart if paused. */
+void		gw_rflow_sent(gw_rconn *to);
+
+/* relay_flow.c: read the side again (its pairing ended). */
+void		gw_rflow_resume(gw_rconn *c);
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_RELAY_CONN_H */

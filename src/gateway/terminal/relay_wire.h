@@ -1,0 +1,68 @@
+/*
+ * terminal/relay_wire.h
+ *		The stream's text messages (TERMINAL.md, "Streams";
+ *		docs/protocol.md, "Terminal streams"): the session ID of a stream
+ *		path, the two identify ops, parsed strictly, the line a host signs
+ *		for its data connection, and what the node sends.
+ *
+ * Pure (jansson and the base64url codec), unit-tested in
+ * test/unit/gateway/test_relay_wire.c.
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_RELAY_WIRE_H
+#define BOTHY_GATEWAY_TERMINAL_RELAY_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys/token.h"
+#include "uuid.h"
+
+/* The subprotocol a side names to be read in larger pieces (optional). */
+#define GW_RELAY_SUBPROTOCOL "bothy-terminal-stream"
+
+/* An Ed25519 signature, and the text the host signs (three lines). */
+#define GW_RWIRE_SIG_LEN 64
+#define GW_RWIRE_HOST_CONTEXT "bothy-host-data-v1"
+#define GW_RWIRE_HOST_MESSAGE_LEN (sizeof(GW_RWIRE_HOST_CONTEXT) + 2 * (BOTHY_UUID_STRLEN + 1))
+
+typedef struct gw_ridentify
+{
+	uint8_t		side;			/* gw_rside_kind */
+	/* device: its terminal session token */
+	char		token[BOTHY_TOKEN_MAX + 1];
+	size_t		token_len;
+	/* host: who it says it is, the session and grant, and its signature */
+	bothy_uuid	host;
+	bothy_uuid	session;
+	bothy_uuid	grant;
+	uint8_t		sig[GW_RWIRE_SIG_LEN];
+} gw_ridentify;
+
+/*
+ * The session of a stream path's rest after "/terminal/stream/": exactly
+ * one canonical lower-case UUID, nothing after it.
+ */
+bool		gw_rwire_session_path(const char *rest, bothy_uuid *session);
+
+/*
+ * {"op":"identify","side":"device","token":T} or {"op":"identify",
+ * "side":"host","host":U,"session":U,"grant":U,"sig":B64}, strictly: one
+ * JSON object with exactly these members, no duplicate, every value a
+ * string of its form (a token of 1 to 1024 printable ASCII characters,
+ * canonical lower-case UUIDs, the base64url of 64 bytes).  False: 4002.
+ */
+bool		gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out);
+
+/*
+ * The text a host signs for its data connection: "bothy-host-data-v1",
+ * the session and the grant, joined by "\n" without a trailing newline.
+ * Its length (out holds GW_RWIRE_HOST_MESSAGE_LEN bytes at least).
+ */
+size_t		gw_rwire_host_message(const bothy_uuid *session, const bothy_uuid *grant, char *out);
+
+/* What the node sends before the bytes flow. */
+extern const char gw_rwire_waiting[];
+extern const char gw_rwire_paired[];
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_RELAY_WIRE_H */

@@ -1,0 +1,219 @@
+"""What the relay learns from the terminal log tail and does with the
+control plane (D-M2-47-15, 22, 25): session.started read from the log
+(the device leaving then detaches at once, not at the slot's deadline), a
+session detached elsewhere while it is relayed here made active again
+(RelayActivate), a closed session closing both sides with 1000; and the
+whole path of TERMINAL.md with three nodes behind the edge (the REST call
+on one node, the host's control connection on another, both streams on
+the hash node) where the control connection's node is killed with SIGKILL
+while the pairing lives on: the row becomes active again and the person
+keeps typing.
+
+These need the terminal's control plane and its log tail (route, control
+connections, REST, tail: built beside the relay).  Until a node answers the
+terminal's REST paths they are skipped, naming why; once the control plane
+is in the binary they run.
+"""
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import websockets
+
+from conftest import b64e, ed25519_sign, keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
+from edge import edge  # noqa: F401  (a fixture)
+from terminal_streams import (OPEN_S, Side, pair, run, terminal, tnodes, tpg,  # noqa: F401
+                              wait_state, ws_base)
+
+
+def needs_control_plane(node):
+    """Skips unless the node serves the terminal's REST calls (a request
+    without a token is then refused, 401, instead of not found, 404)."""
+    status, _ = node.http("/v1/terminal/hosts")
+    if status == 404:
+        pytest.skip("needs the terminal's control plane and log tail (GET /v1/terminal/hosts is 404)")
+    assert status == 401, status
+
+
+def started(terminal, session):
+    """The host's session.started committed, as its control node does."""
+    assert terminal.q("SELECT bothy.terminal_session_started(%s, %s)", session.id, session.grant) == [(True,)]
+
+
+def test_started_from_the_log_detaches_at_once_when_the_device_leaves(tnodes, terminal):
+    node, = tnodes(1)
+    needs_control_plane(node)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def go():
+        device, hostside = await pair(ws_base(node), ws_base(node), session)
+        started(terminal, session)
+        time.sleep(1.0)                 # two poll intervals: the tail read the row
+        await device.close()
+        assert await hostside.op() == "waiting"
+        left = time.monotonic()
+        wait_state(terminal, session.id, ("detached", None), timeout=OPEN_S)
+        took = time.monotonic() - left
+        await hostside.close()
+        return took
+    # long before the slot's own deadline (the grant's expiry plus open_timeout)
+    assert run(go()) < 1.5
+
+
+def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, terminal):
+    node, = tnodes(1)
+    needs_control_plane(node)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def go():
+        device, hostside = await pair(ws_base(node), ws_base(node), session)
+        started(terminal, session)
+        time.sleep(1.0)
+        # the control connection's node detaches every active session of its
+        # host when that connection ends (ConnectionLost), this one too
+        assert terminal.q("SELECT bothy.terminal_session_detach(%s, %s)", session.id, session.grant) == [(True,)]
+        wait_state(terminal, session.id, ("active", None), timeout=5)
+        await device.ws.send(b"typing on")
+        got = await hostside.bytes(9)
+        await device.close()
+        await hostside.close()
+        return got
+    assert run(go()) == b"typing on"
+    assert terminal.log(session.id)[-2:] == ["session_detached", "session_activated"]
+    assert node.metric('bothy_terminal_relay_decisions_total{decision="activate"}') == 1
+
+
+def test_a_closed_session_closes_both_sides_with_1000(tnodes, terminal):
+    node, = tnodes(1)
+    needs_control_plane(node)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def go():
+        device, hostside = await pair(ws_base(node), ws_base(node), session)
+        assert terminal.q("SELECT bothy.terminal_session_close(%s, %s)", owner, session.id) == [("closed",)]
+        return await asyncio.gather(device.closed(), hostside.closed())
+    assert run(go()) == [1000, 1000]
+
+
+# --- the whole path, with a host service's control connection ------------------
+
+class ControlHost:
+    """A host service's control connection (TERMINAL.md, "Control
+    connection"): hello signed with its key, report, heartbeats, and the
+    session.open it receives."""
+
+    def __init__(self, key, host):
+        self.key, self.host = key, host
+        self.opens = asyncio.Queue()
+
+    async def connect(self, base):
+        self.ws = await websockets.connect(base + "/terminal/host", max_size=None)
+        challenge = json.loads(await self.ws.recv())
+        assert challenge["op"] == "challenge", challenge
+        sig = ed25519_sign(self.key.seed, ("bothy-host-hello-v1\n%s\n%s" % (self.host, challenge["nonce"])).encode())
+        await self.ws.send(json.dumps({"op": "hello", "host": self.host, "sig": b64e(sig), "version": "test"}))
+        ready = json.loads(await self.ws.recv())
+        assert ready["op"] == "ready" and ready["state"] == "active", ready
+        await self.ws.send(json.dumps({"op": "report"}))
+        self.task = asyncio.ensure_future(self._run(ready["heartbeat_ms"] / 1000.0))
+        return ready
+
+    async def _run(self, every):
+        async def beat():
+            while True:
+                await asyncio.sleep(every)
+                await self.ws.send('{"op":"heartbeat"}')
+        beating = asyncio.ensure_future(beat())
+        try:
+            async for text in self.ws:
+                msg = json.loads(text)
+                if msg["op"] == "session.open":
+                    await self.opens.put(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            beating.cancel()
+
+    async def started(self, session, grant):
+        await self.ws.send(json.dumps({"op": "session.started", "session": session, "grant": grant}))
+
+
+def rest_post(base_http, path, token, body):
+    request = urllib.request.Request(base_http + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Authorization": "Bearer " + token,
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode() or "{}")
+
+
+def paired_on(nodes):
+    """The node whose /status.json shows a pairing, or None."""
+    for node in nodes:
+        status, body = node.http("/status.json")
+        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
+            return node
+    return None
+
+
+def test_control_node_killed_while_the_pairing_lives_on_another_node(tnodes, terminal, keys, edge):
+    nodes = tnodes(3)
+    needs_control_plane(nodes[0])
+    e = edge(nodes)
+    host, owner, key = terminal.host()
+    person_token = keys.person(owner, new_id())
+    control_node, rest_node = nodes[0], nodes[1]
+
+    async def open_session(control):
+        """POST /v1/terminal/sessions on the REST node, session.open on the
+        control connection, both streams through the edge: paired."""
+        status, body = await asyncio.get_running_loop().run_in_executor(
+            None, rest_post, "http://127.0.0.1:%d" % rest_node.port, "/v1/terminal/sessions",
+            person_token, {"host": host})
+        assert status == 201 and body["stream"] == "/terminal/stream/" + body["session"], body
+        opened = await asyncio.wait_for(control.opens.get(), 5)
+        sid, grant = opened["session"], opened["grant"]
+        assert sid == body["session"]
+        device = await Side.open(e.ws_base, sid, {"op": "identify", "side": "device", "token": body["token"]})
+        assert await device.op() == "waiting"
+        hostside = await Side.open(e.ws_base, sid, {"op": "identify", "side": "host", "host": host,
+                                                    "session": sid, "grant": grant,
+                                                    "sig": key.data_sig(sid, grant)})
+        assert await device.op() == "paired" and await hostside.op() == "paired"
+        await control.started(sid, grant)
+        wait_state(terminal, sid, ("active", None), timeout=5)
+        return sid, device, hostside
+
+    async def go():
+        control = ControlHost(key, host)
+        await control.connect(ws_base(control_node))
+        # a session whose pairing lives elsewhere than the control connection
+        for _ in range(8):
+            sid, device, hostside = await open_session(control)
+            if paired_on(nodes) is not control_node:
+                break
+            await device.close()
+            await hostside.close()
+            poll_until(lambda: paired_on(nodes) is None, timeout=5, what="the pairing gone")
+        assert paired_on(nodes) not in (None, control_node)
+        control_node.proc.kill()
+        control_node.proc.wait()
+        # the person keeps typing through the kill and after it
+        for i in range(20):
+            await device.ws.send(b"%02d" % i)
+            assert await hostside.bytes(2) == b"%02d" % i
+            await asyncio.sleep(0.25)
+        wait_state(terminal, sid, ("active", None), timeout=10)
+        await device.close()
+        await hostside.close()
+        return terminal.log(sid)
+    log = run(go())
+    assert log[:2] == ["session_opened", "session_started"] and log[-1] != "session_closed"

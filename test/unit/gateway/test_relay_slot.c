@@ -1,0 +1,619 @@
+/*
+ * test_relay_slot.c
+ *		Unit tests of src/gateway/terminal/relay_slot.c, the relay's state
+ *		machine, with a fake clock and an io that records what the machine
+ *		asks: pairing and terminal.session_paired once per pairing, the
+ *		lone sides (inclusive deadline, 4102, the unpaired count, the end at
+ *		open_timeout, a detached session's device and host), a repeated
+ *		expectation, the ends a pairing's end makes (detach, closed_by_host),
+ *		session.started from the hook, the log and a read, RelayActivate,
+ *		the log's close, side-less expectations and terminal.session_paired,
+ *		idle, calls tried again, stale grants, and a table of many slots.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "terminal/relay_slot.h"
+#include "unit.h"
+
+#define OPEN 3000
+#define IDLE 60000
+
+/* --- the recording io -------------------------------------------------------- */
+
+static char events[4096];
+
+static void
+note(const char *fmt, const char *a, const char *b)
+{
+	char		line[128];
+
+	snprintf(line, sizeof(line), fmt, a, b);
+	if (events[0] != '\0')
+		strncat(events, "; ", sizeof(events) - strlen(events) - 1);
+	strncat(events, line, sizeof(events) - strlen(events) - 1);
+}
+
+static const char *
+kind_name(int kind)
+{
+	return kind == GW_RSIDE_DEVICE ? "D" : "H";
+}
+
+static const char *const call_names[] = {"read", "detach", "activate", "open_timeout", "idle", "by_host"};
+
+static void
+io_tell(gw_rside *side, bool paired)
+{
+	note("%s %s", kind_name(side->kind), paired ? "paired" : "waiting");
+}
+
+static void
+io_close(gw_rside *side, int code)
+{
+	char		c[8];
+
+	snprintf(c, sizeof(c), "%d", code);
+	note("%s close %s", kind_name(side->kind), c);
+}
+
+static void
+io_paired(const gw_rslot *slot)
+{
+	(void) slot;
+	note("session_paired%s%s", "", "");
+}
+
+static bool refuse_calls;		/* io_call cannot start a call */
+
+static bool
+io_call(const gw_rslot *slot, gw_rcall call)
+{
+	(void) slot;
+	note(refuse_calls ? "call %s refused%s" : "call %s%s", call_names[call], "");
+	return !refuse_calls;
+}
+
+static void
+io_unpaired(gw_rside_kind kind)
+{
+	note("unpaired %s%s", kind_name(kind), "");
+}
+
+static void
+io_resume(gw_rside *side)
+{
+	note("%s resume%s", kind_name(side->kind), "");
+}
+
+static const gw_rslot_io io = {io_tell, io_close, io_paired, io_call, io_unpaired, io_resume};
+
+/* What was recorded since the last look, then forgotten. */
+static bool
+saw(const char *want)
+{
+	bool		ok = strcmp(events, want) == 0;
+
+	if (!ok)
+	{
+		char		line[sizeof(events) + 32];
+
+		snprintf(line, sizeof(line), "  recorded: \"%s\"", events);
+		unit_diag(line);
+		snprintf(line, sizeof(line), "  expected: \"%s\"", want);
+		unit_diag(line);
+	}
+	events[0] = '\0';
+	return ok;
+}
+
+/* --- fixtures ----------------------------------------------------------------- */
+
+static bothy_uuid
+id(int n)
+{
+	bothy_uuid	u;
+
+	memset(&u, 0, sizeof(u));
+	u.b[0] = 0x01;
+	u.b[14] = (uint8_t) (n >> 8);
+	u.b[15] = (uint8_t) n;
+	return u;
+}
+
+static gw_rrow
+row_of(int grant, gw_tstate state, int64_t left_ms, bool confirm)
+{
+	gw_rrow		r;
+
+	memset(&r, 0, sizeof(r));
+	r.host = id(9000);
+	r.grant = id(grant);
+	r.state = state;
+	r.grant_left_ms = left_ms;
+	r.local_confirm = confirm;
+	return r;
+}
+
+static gw_tlog_row
+log_of(int session, int grant, gw_ttransition t, gw_tstate state)
+{
+	gw_tlog_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.has_session = true;
+	r.session = id(session);
+	r.has_grant = true;
+	r.grant = id(grant);
+	r.transition = t;
+	r.state = state;
+	return r;
+}
+
+static void
+fresh(void)
+{
+	gw_rslots_init(&io);
+	gw_rslots_configure(OPEN, IDLE);
+	events[0] = '\0';
+}
+
+static gw_rslot *
+slot_of(int session, int grant, gw_tstate state, int64_t now)
+{
+	gw_rrow		r = row_of(grant, state, OPEN, false);
+	bothy_uuid	s = id(session);
+
+	return gw_rslots_expect(&s, &r, now);
+}
+
+static uint32_t
+live(void)
+{
+	gw_rslot_counts c;
+
+	gw_rslots_counts(&c);
+	return c.slots;
+}
+
+static void
+done(int session, int grant, gw_rcall call, gw_rresult result, const gw_rrow *row, int64_t now)
+{
+	bothy_uuid	s = id(session),
+				g = id(grant);
+
+	gw_rslots_done(&s, &g, call, result, row, now);
+}
+
+/* --- pairing ---------------------------------------------------------------- */
+
+static void
+test_pairing(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST},
+				h2 = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	UNIT_OK(s != NULL && gw_rslots_join(s, &d, 10) && saw("D waiting") && d.lone_until == 10 + OPEN,
+			"pair: the first side is told waiting, its timer from its identify");
+	UNIT_OK(gw_rslots_join(s, &h, 20) && saw("D paired; H paired; session_paired") &&
+			s->paired && d.lone_until == 0 && h.lone_until == 0 && d.paired_once && h.paired_once,
+			"pair: the second side pairs both, terminal.session_paired once");
+	UNIT_OK(!gw_rslots_join(s, &h2, 30) && saw("") && h2.slot == NULL,
+			"pair: a second host side of the grant is refused, the pairing untouched");
+	{
+		gw_rrow		again = row_of(100, GW_TSTATE_OPENING, OPEN, false);
+		bothy_uuid	session = id(1);
+
+		UNIT_OK(gw_rslots_expect(&session, &again, 40) == s && s->paired && saw(""),
+				"RelayExpectation: an expectation with the grant the slot holds changes nothing");
+	}
+	gw_rslots_tick(20 + OPEN + 1);
+	UNIT_OK(saw("") && s->paired, "pair: paired sides have no lone timer");
+	gw_rslots_leave(&h, false, 50);
+	UNIT_OK(saw("D resume; D waiting") && d.lone_until == 50 + OPEN && !s->paired,
+			"the host left: the device is read again, told waiting, and waits open_timeout for it");
+	UNIT_OK(gw_rslots_join(s, &h2, 60) && saw("D paired; H paired; session_paired"),
+			"the host's data connection again (same grant): paired again, a new terminal.session_paired");
+	gw_rslots_leave(&h2, false, 70);
+	events[0] = '\0';
+	gw_rslots_tick(70 + OPEN + 1);
+	UNIT_OK(saw("D close 4102; call open_timeout"),
+			"a side paired once is closed alone with 4102 but never counted as unpaired");
+	gw_rslots_forget();
+}
+
+/* --- lone sides (D-M2-47-8, 14) -------------------------------------------- */
+
+static void
+test_lone_sides(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST},
+				h2 = {.kind = GW_RSIDE_HOST},
+				d2 = {.kind = GW_RSIDE_DEVICE};
+	gw_rslot   *s;
+
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &d, 1000);
+	events[0] = '\0';
+	gw_rslots_tick(1000 + OPEN);
+	UNIT_OK(saw("") && d.slot == s, "lone device: still waiting at its deadline (inclusive)");
+	UNIT_OK(gw_rslots_join(s, &h, 1000 + OPEN) && saw("D paired; H paired; session_paired"),
+			"lone device: a host arriving at the deadline pairs");
+
+	fresh();
+	d = (gw_rside) {.kind = GW_RSIDE_DEVICE};
+	h = (gw_rside) {.kind = GW_RSIDE_HOST};
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &d, 1000);
+	events[0] = '\0';
+	gw_rslots_tick(1000 + OPEN + 1);
+	UNIT_OK(saw("D close 4102; unpaired D; call open_timeout") && d.slot == NULL,
+			"lone device of an opening: 4102, counted, the opening ends by its CAS");
+	done(1, 100, GW_RCALL_OPEN_TIMEOUT, GW_RRESULT_TRUE, NULL, 1000 + OPEN + 2);
+	UNIT_OK(saw("") && live() == 0, "the end written: the slot goes");
+
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &h, 0);
+	events[0] = '\0';
+	gw_rslots_tick(OPEN + 1);
+	UNIT_OK(saw("H close 4102; unpaired H; call open_timeout"),
+			"lone host data connection of an opening: 4102, counted, the opening ends");
+	done(1, 100, GW_RCALL_OPEN_TIMEOUT, GW_RRESULT_FALSE, NULL, OPEN + 2);
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(saw("") && live() == 0, "another node wrote the end first: nothing more, gone at the deadline");
+
+	/* a detached session: the attach's device waits open_timeout, the session stays detached */
+	fresh();
+	s = slot_of(1, 200, GW_TSTATE_DETACHED, 0);
+	gw_rslots_join(s, &d2, 0);
+	events[0] = '\0';
+	gw_rslots_tick(OPEN + 1);
+	UNIT_OK(saw("D close 4102; unpaired D"), "lone device of a detached session: 4102 and no end");
+
+	/* a host data connection of a detached session waits until the session ends */
+	fresh();
+	s = slot_of(1, 200, GW_TSTATE_DETACHED, 0);
+	UNIT_OK(gw_rslots_join(s, &h2, 0) && saw("H waiting") && h2.lone_until == 0,
+			"host of a detached session: waiting, no timer");
+	gw_rslots_tick(100 * OPEN);
+	UNIT_OK(saw("") && h2.slot == s, "host of a detached session: still waiting long after");
+	{
+		gw_tlog_row r = log_of(1, 200, GW_TLOG_SESSION_CLOSED, GW_TSTATE_CLOSED);
+
+		gw_rslots_log(&r, 100 * OPEN);
+	}
+	UNIT_OK(saw("H close 1000") && h2.slot == NULL && live() == 0,
+			"host of a detached session: closed 1000 when the session ends");
+
+	/* a host waiting in an opening waits no more once the session started */
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &h, 0);
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
+
+		gw_rslots_log(&r, 10);
+	}
+	UNIT_OK(h.lone_until == 0, "a lone host's timer stops once the session is no longer opening");
+	gw_rslots_forget();
+}
+
+/* --- the ends of a pairing ---------------------------------------------------- */
+
+static gw_rslot *
+paired_slot(gw_rside *d, gw_rside *h, gw_tstate state, int64_t now)
+{
+	gw_rslot   *s;
+
+	fresh();
+	s = slot_of(1, 100, state, now);
+	gw_rslots_join(s, d, now);
+	gw_rslots_join(s, h, now);
+	events[0] = '\0';
+	return s;
+}
+
+static void
+test_pairing_ends(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+
+	/* the host closed with 1000: the shell ended */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	gw_rslots_leave(&h, true, 10);
+	UNIT_OK(saw("D resume; D waiting; call by_host"), "host ended: closed_by_host asked");
+	done(1, 100, GW_RCALL_BY_HOST, GW_RRESULT_TRUE, NULL, 20);
+	UNIT_OK(saw("D close 1000") && live() == 0, "host ended: the device closes with 1000");
+
+	/* started, the device leaves: detach */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	UNIT_OK(s->started, "a slot of an active row knows its grant started");
+	gw_rslots_leave(&d, false, 10);
+	UNIT_OK(saw("H resume; H waiting; call detach") && h.lone_until == 0,
+			"started, the device left: detach, the host waits without a timer");
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_TRUE, NULL, 20);
+	UNIT_OK(s->state == GW_TSTATE_DETACHED && h.slot == s, "detached: the host still waits");
+
+	/* a pairing that ended before session.started (D-M2-47-22): the log's started detaches */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_leave(&d, false, 10);
+	UNIT_OK(saw("H resume; H waiting") && !s->started,
+			"not started: the device leaving detaches nothing yet");
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_STARTED, GW_TSTATE_ACTIVE);
+
+		gw_rslots_log(&r, 20);
+	}
+	UNIT_OK(saw("call detach") && s->started && h.lone_until == 0,
+			"session.started from the log after the pairing ended: detach");
+
+	/* the same through the control node's hook (D-M2-47-15) */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_leave(&d, false, 10);
+	gw_rslots_leave(&h, false, 11);
+	events[0] = '\0';
+	UNIT_OK(live() == 1, "a pairing that ended unstarted keeps its slot until its deadline");
+	{
+		bothy_uuid	session = id(1),
+					grant = id(100);
+
+		gw_rslots_started(&session, &grant, 20);
+	}
+	UNIT_OK(saw("call detach"), "session.started through the hook after the pairing ended: detach");
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_TRUE, NULL, 30);
+	UNIT_OK(live() == 0, "detached and no side left: the slot goes");
+
+	/* the hook for a grant this node does not hold changes nothing */
+	fresh();
+	{
+		bothy_uuid	session = id(1),
+					grant = id(100);
+
+		gw_rslots_started(&session, &grant, 20);
+		UNIT_OK(saw("") && live() == 0, "session.started of a grant not here: nothing");
+	}
+
+	/* a slot that never saw session.started reads the row at its deadline (D-M2-47-15) */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_leave(&d, false, 10);
+	gw_rslots_leave(&h, false, 11);
+	events[0] = '\0';
+	gw_rslots_tick(OPEN + OPEN);
+	UNIT_OK(saw(""), "deadline: not before the grant's expiry plus open_timeout");
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(saw("call read"), "deadline of a pairing that ended unstarted: the row is read");
+	{
+		gw_rrow		r = row_of(100, GW_TSTATE_ACTIVE, -OPEN, false);
+
+		done(1, 100, GW_RCALL_READ, GW_RRESULT_TRUE, &r, OPEN + OPEN + 2);
+	}
+	UNIT_OK(saw("call detach"), "deadline: the row is active, the pairing ended: detach");
+
+	/* paired and still relaying at the deadline: the read only learns */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(saw("call read"), "deadline of a pairing that never saw started: the row is read");
+	{
+		gw_rrow		r = row_of(100, GW_TSTATE_ACTIVE, -OPEN, false);
+
+		done(1, 100, GW_RCALL_READ, GW_RRESULT_TRUE, &r, OPEN + OPEN + 2);
+	}
+	UNIT_OK(saw("") && s->started && s->paired, "deadline: active, so started; the relay goes on");
+	gw_rslots_leave(&d, false, OPEN + OPEN + 3);
+	UNIT_OK(saw("H resume; H waiting; call detach"), "... and the device leaving detaches");
+
+	/* the log's close ends every side with 1000 */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_CLOSED, GW_TSTATE_CLOSED);
+
+		r.has_grant = false;
+		gw_rslots_log(&r, 10);
+	}
+	UNIT_OK(saw("D close 1000; H close 1000") && d.slot == NULL && h.slot == NULL && live() == 0,
+			"closed: both sides get 1000, the slot goes");
+	gw_rslots_leave(&d, false, 20);
+	UNIT_OK(saw(""), "the closed side's connection ending later changes nothing");
+	gw_rslots_forget();
+}
+
+/* --- RelayActivate (D-M2-47-25) and the host of an active session ------------ */
+
+static void
+test_activate(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+	gw_tlog_row r;
+
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	r = log_of(1, 100, GW_TLOG_SESSION_STARTED, GW_TSTATE_ACTIVE);
+	gw_rslots_log(&r, 10);
+	UNIT_OK(saw("") && s->started, "started while paired: nothing to do");
+	r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
+	gw_rslots_log(&r, 20);
+	UNIT_OK(saw("call activate"), "detached elsewhere while relayed here: RelayActivate");
+	done(1, 100, GW_RCALL_ACTIVATE, GW_RRESULT_TRUE, NULL, 30);
+	UNIT_OK(s->state == GW_TSTATE_ACTIVE && s->paired, "active again, still relaying");
+
+	/* the same detached without a pairing here: nothing */
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_ACTIVE, 0);
+	UNIT_OK(gw_rslots_join(s, &h, 0) && saw("H waiting; call detach"),
+			"a host data connection of an active session not relayed here: detach");
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_TRUE, NULL, 10);
+	r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
+	gw_rslots_log(&r, 20);
+	UNIT_OK(saw("") && h.lone_until == 0, "... the host then waits; its own detach is no RelayActivate");
+	gw_rslots_forget();
+}
+
+/* --- side-less expectations (D-M2-47-3) ---------------------------------------- */
+
+static void
+test_sideless(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+	bothy_uuid	session = id(1);
+	gw_rrow		r = row_of(100, GW_TSTATE_OPENING, OPEN, false);
+
+	fresh();
+	UNIT_OK(gw_rslots_expect(&session, &r, 0) != NULL && live() == 1 && saw(""),
+			"terminal.session_open: a side-less expectation");
+	gw_rslots_session_paired(&session, 10);
+	UNIT_OK(live() == 0 && saw(""), "terminal.session_paired: the side-less expectation goes at once");
+
+	fresh();
+	r.local_confirm = true;
+	gw_rslots_expect(&session, &r, 0);
+	gw_rslots_session_paired(&session, 10);
+	UNIT_OK(live() == 1, "require_local_confirm: it stays after terminal.session_paired ...");
+	gw_rslots_tick(OPEN + OPEN);
+	UNIT_OK(live() == 1, "... until its deadline (inclusive) ...");
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(live() == 0 && saw(""), "... and only removes itself then: no call, no end");
+
+	fresh();
+	r.local_confirm = false;
+	gw_rslots_expect(&session, &r, 0);
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(live() == 0 && saw(""), "a side-less expectation that saw nothing goes at its deadline");
+
+	/* this node's own pairing heard back changes nothing */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_session_paired(&session, 10);
+	UNIT_OK(s->paired && live() == 1 && saw(""), "its own terminal.session_paired: nothing");
+	gw_rslots_forget();
+}
+
+/* --- idle, retries, stale grants, reconcile ---------------------------------- */
+
+static void
+test_idle_and_retries(void)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST},
+				h2 = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	gw_rslots_bytes(s, 1000);
+	gw_rslots_tick(1000 + IDLE - 1);
+	UNIT_OK(saw(""), "idle: bytes reset the timer");
+	gw_rslots_tick(1000 + IDLE);
+	UNIT_OK(saw("call idle"), "idle: no bytes for idle_timeout ends the session");
+	gw_rslots_tick(1000 + IDLE + 200);
+	UNIT_OK(saw(""), "idle: asked once");
+	done(1, 100, GW_RCALL_IDLE, GW_RRESULT_TRUE, NULL, 1000 + IDLE + 300);
+	UNIT_OK(saw("D close 1000; H close 1000") && live() == 0, "idle: both sides close with 1000");
+
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	gw_rslots_leave(&d, false, 10);
+	events[0] = '\0';
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_FAILED, NULL, 20);
+	gw_rslots_tick(20 + GW_RSLOT_RETRY_MS - 1);
+	UNIT_OK(saw("") && gw_rslots_busy(), "a failed call waits before it is tried again");
+	gw_rslots_tick(20 + GW_RSLOT_RETRY_MS);
+	UNIT_OK(saw("call detach"), "a failed call is tried again");
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_FAILED, NULL, 2000);
+	refuse_calls = true;
+	gw_rslots_tick(2000 + GW_RSLOT_RETRY_MS);
+	UNIT_OK(saw("call detach refused") && gw_rslots_busy(), "a call that cannot start is still wanted");
+	refuse_calls = false;
+	gw_rslots_tick(2000 + GW_RSLOT_RETRY_MS + 200);
+	UNIT_OK(saw("call detach"), "... and made at the next tick");
+	gw_rslots_stopping();
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_FAILED, NULL, 2000);
+	gw_rslots_tick(5000);
+	UNIT_OK(saw("") && !gw_rslots_busy(), "stopping: a failed call is not tried again");
+
+	/* an attach's newer grant makes the old slot stale: it ends nothing */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	{
+		gw_tlog_row r = log_of(1, 200, GW_TLOG_SESSION_ATTACHED, GW_TSTATE_DETACHED);
+
+		gw_rslots_log(&r, 10);
+	}
+	UNIT_OK(s->stale && saw(""), "a newer grant in the log: the old slot is stale");
+	gw_rslots_tick(10 + IDLE + 1);
+	UNIT_OK(saw(""), "a stale slot never ends the session as idle");
+	{
+		gw_rslot   *n = slot_of(1, 200, GW_TSTATE_DETACHED, 20);
+
+		UNIT_OK(n != NULL && n != s && !n->stale && live() == 2,
+				"the new grant's slot beside the old one");
+		UNIT_OK(gw_rslots_join(n, &h2, 30) && saw("H waiting"), "the new grant's host waits");
+	}
+	{
+		gw_rrow		old = row_of(100, GW_TSTATE_ACTIVE, OPEN, false);
+		bothy_uuid	session = id(1);
+		gw_rslot   *n = gw_rslots_find(&session, &(bothy_uuid) {0});
+
+		(void) n;
+		UNIT_OK(gw_rslots_expect(&session, &old, 40) == s,
+				"a late read of the older grant finds the older slot");
+		UNIT_OK(!gw_rslots_find(&session, &(gw_rrow) {.grant = id(200)}.grant)->stale,
+				"... and never makes the newer grant stale");
+	}
+
+	/* reconcile reads every slot with a side; a row gone closes with 1000 */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	gw_rslots_reconcile(10);
+	UNIT_OK(saw("call read"), "reconcile: the row of a slot with sides is read");
+	done(1, 100, GW_RCALL_READ, GW_RRESULT_FALSE, NULL, 20);
+	UNIT_OK(saw("D close 1000; H close 1000") && live() == 0, "reconcile: no row (closed): 1000");
+	gw_rslots_forget();
+}
+
+static void
+test_many(void)
+{
+	int			i,
+				found = 0;
+	gw_rrow		r;
+
+	fresh();
+	for (i = 0; i < 5000; i++)
+	{
+		bothy_uuid	session = id(i);
+
+		r = row_of(10000 + i, GW_TSTATE_OPENING, OPEN, false);
+		gw_rslots_expect(&session, &r, 0);
+	}
+	for (i = 0; i < 5000; i++)
+	{
+		bothy_uuid	session = id(i),
+					grant = id(10000 + i);
+
+		found += gw_rslots_find(&session, &grant) != NULL;
+	}
+	UNIT_OK(found == 5000 && live() == 5000, "5000 slots: each found after the table grew");
+	gw_rslots_tick(OPEN + OPEN + 1);
+	UNIT_OK(live() == 0 && saw(""), "5000 side-less expectations gone at their deadline");
+	gw_rslots_forget();
+}
+
+int
+main(void)
+{
+	test_pairing();
+	test_lone_sides();
+	test_pairing_ends();
+	test_activate();
+	test_sideless();
+	test_idle_and_retries();
+	test_many();
+	return unit_done();
+}

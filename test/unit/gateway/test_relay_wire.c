@@ -1,0 +1,165 @@
+/*
+ * test_relay_wire.c
+ *		Unit tests of src/gateway/terminal/relay_wire.c: the session ID of a
+ *		stream path, both identify ops and every way each is refused, and
+ *		the text a host signs for its data connection.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "terminal/relay_slot.h"
+#include "terminal/relay_wire.h"
+#include "unit.h"
+
+#define S "0190a5d0-0000-7000-8000-000000000001"
+#define G "0190a5d0-0000-7000-8000-000000000002"
+#define H "0190a5d0-0000-7000-8000-000000000003"
+/* base64url of 64 bytes 0x00..0x3f */
+#define SIG "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0-Pw"
+
+static bool
+parses(const char *text, gw_ridentify *out)
+{
+	char	   *copy = unit_exact_copy(text, strlen(text));
+	bool		ok = gw_rwire_parse_identify(copy, strlen(text), out);
+
+	free(copy);
+	return ok;
+}
+
+static void
+test_paths(void)
+{
+	bothy_uuid	u;
+	static const char *const bad[] = {
+		"", "x", S "/", S "x", "/" S, "0190A5D0-0000-7000-8000-000000000001",
+		"{" S "}", "0190a5d0000070008000000000000001", S S, "0190a5d0-0000-7000-8000-00000000000g",
+	};
+	size_t		i;
+	int			refused = 0;
+
+	UNIT_OK(gw_rwire_session_path(S, &u) && u.b[15] == 1, "path: a canonical UUID is the session");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused += unit_case(!gw_rwire_session_path(bad[i], &u), bad[i]);
+	UNIT_OK(refused == (int) (sizeof(bad) / sizeof(bad[0])),
+			"path: anything but exactly one canonical UUID is refused");
+}
+
+static void
+test_device(void)
+{
+	gw_ridentify id;
+	char		big[1200];
+	char		token[BOTHY_TOKEN_MAX + 2];
+
+	UNIT_OK(parses("{\"op\":\"identify\",\"side\":\"device\",\"token\":\"bothy1.a.b.c\"}", &id) &&
+			id.side == GW_RSIDE_DEVICE && id.token_len == 12 && strcmp(id.token, "bothy1.a.b.c") == 0,
+			"device: identify with a token");
+	UNIT_OK(parses("{\"token\":\"t\",\"side\":\"device\",\"op\":\"identify\"}", &id),
+			"device: members in any order");
+	memset(token, 'a', sizeof(token));
+	token[BOTHY_TOKEN_MAX] = '\0';
+	snprintf(big, sizeof(big), "{\"op\":\"identify\",\"side\":\"device\",\"token\":\"%s\"}", token);
+	UNIT_OK(parses(big, &id) && id.token_len == BOTHY_TOKEN_MAX, "device: a token of 1024 characters");
+	token[BOTHY_TOKEN_MAX] = 'a';
+	token[BOTHY_TOKEN_MAX + 1] = '\0';
+	snprintf(big, sizeof(big), "{\"op\":\"identify\",\"side\":\"device\",\"token\":\"%s\"}", token);
+	UNIT_OK(!parses(big, &id), "device: a token of 1025 characters is refused");
+}
+
+static void
+test_host(void)
+{
+	gw_ridentify id;
+	uint8_t		want[GW_RWIRE_SIG_LEN];
+	int			i;
+
+	for (i = 0; i < GW_RWIRE_SIG_LEN; i++)
+		want[i] = (uint8_t) i;
+	UNIT_OK(parses("{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S
+				   "\",\"grant\":\"" G "\",\"sig\":\"" SIG "\"}", &id) &&
+			id.side == GW_RSIDE_HOST && id.host.b[15] == 3 && id.session.b[15] == 1 &&
+			id.grant.b[15] == 2 && memcmp(id.sig, want, sizeof(want)) == 0,
+			"host: identify with host, session, grant and signature");
+}
+
+static void
+test_refused(void)
+{
+	static const char *const bad[] = {
+		"",
+		"not json",
+		"[]",
+		"\"identify\"",
+		"{}",
+		"{\"op\":\"identify\"}",
+		"{\"op\":\"Identify\",\"side\":\"device\",\"token\":\"t\"}",
+		"{\"op\":\"hello\",\"side\":\"device\",\"token\":\"t\"}",
+		"{\"op\":\"identify\",\"side\":\"Device\",\"token\":\"t\"}",
+		"{\"op\":\"identify\",\"side\":\"both\",\"token\":\"t\"}",
+		"{\"op\":\"identify\",\"side\":\"device\"}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"\"}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"has space\"}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"\\u00e9\"}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":5}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"t\",\"x\":1}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"t\",\"token\":\"u\"}",
+		"{\"op\":\"identify\",\"side\":\"device\",\"token\":\"t\",\"session\":\"" S "\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"session\":\"" S "\",\"grant\":\"" G "\",\"sig\":\"" SIG "\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G "\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"" SIG "\",\"token\":\"t\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"0190A5D0-0000-7000-8000-000000000003\",\"session\":\""
+		S "\",\"grant\":\"" G "\",\"sig\":\"" SIG "\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":null,\"grant\":\"" G
+		"\",\"sig\":\"" SIG "\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"" SIG "==\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"AAEC\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"" SIG "AA\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw\"}",
+		"{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S "\",\"grant\":\"" G
+		"\",\"sig\":\"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0-Px\"}",
+	};
+	size_t		i;
+	int			refused = 0;
+	gw_ridentify id;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused += unit_case(!parses(bad[i], &id), bad[i]);
+	UNIT_OK(refused == (int) (sizeof(bad) / sizeof(bad[0])),
+			"identify: every malformed message is refused (4002)");
+}
+
+static void
+test_host_message(void)
+{
+	bothy_uuid	s,
+				g;
+	char		out[GW_RWIRE_HOST_MESSAGE_LEN];
+	size_t		n;
+	static const char want[] = "bothy-host-data-v1\n" S "\n" G;
+
+	bothy_uuid_parse(S, BOTHY_UUID_STRLEN, &s);
+	bothy_uuid_parse(G, BOTHY_UUID_STRLEN, &g);
+	n = gw_rwire_host_message(&s, &g, out);
+	UNIT_OK(n == strlen(want) && memcmp(out, want, n) == 0,
+			"the host's data signature covers bothy-host-data-v1, session, grant, no trailing newline");
+	UNIT_OK(strcmp(gw_rwire_waiting, "{\"op\":\"waiting\"}") == 0 &&
+			strcmp(gw_rwire_paired, "{\"op\":\"paired\"}") == 0, "waiting and paired");
+}
+
+int
+main(void)
+{
+	unit_diag("src/gateway/terminal/relay_wire.c");
+	test_paths();
+	test_device();
+	test_host();
+	test_refused();
+	test_host_message();
+	return unit_done();
+}
