@@ -108,7 +108,6 @@ void		host_stream_want_write(host_stream *st);
 void		host_stream_rx(host_stream *st, bool on);
 /* The server answered identify with waiting (no device now). */
 bool		host_stream_waiting(const host_stream *st);
-const bothy_uuid *host_stream_grant(const host_stream *st);
 /* Stream objects alive (closing ones too). */
 unsigned	host_streams_alive(void);
 
@@ -118,7 +117,7 @@ int			host_pty_callback(struct lws *wsi, enum lws_callback_reasons reason,
 							  void *user, void *in, size_t len);
 void		host_session_open(const bothy_uuid *session, const bothy_uuid *grant);
 void		host_session_close(const bothy_uuid *session);
-/* The sessions the host holds a shell for, for report. */
+/* The sessions whose shell runs (not ending, not exited), for report. */
 size_t		host_sessions_list(bothy_uuid *out, size_t max);
 /* After SIGCHLD: reap every child that ended. */
 void		host_sessions_reap(void);

@@ -68,6 +68,7 @@ struct host_session
 	lws_sorted_usec_list_t sul_kill;	/* SIGKILL after the grace */
 	lws_sorted_usec_list_t sul_drain;	/* the PTY's end after the shell exited */
 	lws_sorted_usec_list_t sul_detach;	/* --detach-timeout without a data connection */
+	lws_sorted_usec_list_t sul_input;	/* asks for the PTY's POLLOUT, outside its callback */
 };
 
 static host_session sessions[HOST_SESSIONS_MAX];
@@ -131,6 +132,7 @@ free_session(host_session *s)
 	lws_sul_cancel(&s->sul_kill);
 	lws_sul_cancel(&s->sul_drain);
 	lws_sul_cancel(&s->sul_detach);
+	lws_sul_cancel(&s->sul_input);
 	remember_ended(&s->id);
 	host_ring_free(&s->ring);
 	free(s->pending);
@@ -317,6 +319,20 @@ drain_cb(lws_sorted_usec_list_t *sul)
 	pump(s);
 }
 
+/*
+ * lws 4.1's raw-file role clears POLLOUT after RAW_WRITEABLE_FILE returns,
+ * so a wish to write again made inside that callback is lost; it is made
+ * from here, on the loop's next turn.
+ */
+static void
+input_cb(lws_sorted_usec_list_t *sul)
+{
+	host_session *s = lws_container_of(sul, host_session, sul_input);
+
+	if (s->pty != NULL && s->pending_len > 0)
+		lws_callback_on_writable(s->pty);
+}
+
 static void
 detach_cb(lws_sorted_usec_list_t *sul)
 {
@@ -346,7 +362,7 @@ pump(host_session *s)
 	{
 		lws_rx_flow_control(s->pty, behind ? 0 : 1);
 		if (s->pending_len > 0)
-			lws_callback_on_writable(s->pty);
+			lws_sul_schedule(host.context, 0, &s->sul_input, input_cb, 1);
 	}
 	if (s->stream != NULL)
 		host_stream_rx(s->stream, s->pending_len == 0);
@@ -501,8 +517,9 @@ host_sessions_list(bothy_uuid *out, size_t max)
 	size_t		n = 0;
 	int			i;
 
+	/* a shell that exited is not run any more, even while its output waits */
 	for (i = 0; i < HOST_SESSIONS_MAX && n < max; i++)
-		if (sessions[i].used && !sessions[i].ending)
+		if (sessions[i].used && !sessions[i].ending && sessions[i].pid > 0)
 			out[n++] = sessions[i].id;
 	return n;
 }

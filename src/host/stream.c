@@ -26,6 +26,12 @@
  * database call; a connection left unanswered this long is closed.
  */
 #define ANSWER_TIMEOUT_S 30
+/*
+ * A close the host asked for is sent at the next writeable; a connection
+ * whose socket never drains (its relay stopped reading) is dropped after
+ * this instead of being kept for ever.
+ */
+#define CLOSE_TIMEOUT_S 5
 
 typedef enum stream_state
 {
@@ -131,7 +137,10 @@ host_stream_close(host_stream *st, int code)
 	if (st->close_code == 0)
 		st->close_code = code;
 	if (st->wsi != NULL)
+	{
+		lws_set_timeout(st->wsi, PENDING_TIMEOUT_USER_OK, CLOSE_TIMEOUT_S);
 		lws_callback_on_writable(st->wsi);
+	}
 }
 
 void
@@ -154,12 +163,6 @@ bool
 host_stream_waiting(const host_stream *st)
 {
 	return st->state == ST_WAITING;
-}
-
-const bothy_uuid *
-host_stream_grant(const host_stream *st)
-{
-	return &st->grant;
 }
 
 /* The server's refusal of what it sent: logged, closed with 4002. */
@@ -278,15 +281,14 @@ host_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 	switch (reason)
 	{
 		case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-			gw_log(GW_LOG_WARN, "data connection failed");
+			lws_set_opaque_user_data(wsi, NULL);
 			if (st->in_connect)
 			{
-				/* host_stream_open frees it when lws returns */
+				/* host_stream_open logs it and frees it when lws returns */
 				st->connect_failed = true;
-				lws_set_opaque_user_data(wsi, NULL);
 				return 0;
 			}
-			lws_set_opaque_user_data(wsi, NULL);
+			gw_log(GW_LOG_WARN, "data connection failed");
 			gone(st);
 			return 0;
 		case LWS_CALLBACK_CLIENT_ESTABLISHED:
