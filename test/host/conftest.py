@@ -11,8 +11,10 @@ Every wait is bounded polling; a failed run leaves the hosts' logs under
 BOTHY_TEST_WORK.
 """
 import base64
+import importlib.util
 import os
 import signal
+import sys
 import subprocess
 import tempfile
 import time
@@ -36,6 +38,35 @@ def _binary():
 
 
 HOST = _binary()
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_gateway_modules = {}
+
+
+def gateway_module(name):
+    """A module of the gateway suite (test/gateway/<name>.py), loaded under a
+    name of its own: conftest (its fixtures' classes: Instance, KeyStore,
+    Gateway), edge, test_docs.  Those import their names from "conftest",
+    which while they load is the gateway suite's, not this one."""
+    if name not in _gateway_modules:
+        path = os.path.join(ROOT, "test", "gateway", name + ".py")
+        if name == "conftest":
+            _gateway_modules[name] = _load("bothy_gateway_conftest_for_host", path)
+        else:
+            mine = sys.modules.get("conftest")
+            sys.modules["conftest"] = gateway_module("conftest")
+            try:
+                _gateway_modules[name] = _load("bothy_gateway_%s_for_host" % name, path)
+            finally:
+                sys.modules["conftest"] = mine
+    return _gateway_modules[name]
 AS_ROOT = os.geteuid() == 0
 ROOT_ARGS = ["--allow-root"] if AS_ROOT else []
 SHELL = "/bin/sh"

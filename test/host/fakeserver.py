@@ -59,6 +59,19 @@ class Timeout(AssertionError):
     pass
 
 
+class Loop:
+    """An asyncio loop in a thread of its own, for connections the test's
+    thread drives through call() and queues."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def call(self, coro, timeout=10.0):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+
 def take(q, timeout, what):
     try:
         return q.get(timeout=timeout)
@@ -147,6 +160,46 @@ class Stream(Conn):
         super().__init__(server, ws)
         self.session = session
         self.identify = None
+
+
+class Client(Conn):
+    """A device's stream to a real relay: identify with a terminal session
+    token, then paired (or waiting first), as TERMINAL.md fixes it."""
+
+    _loop = None
+
+    @classmethod
+    def open(cls, url, token, timeout=10.0):
+        if cls._loop is None:
+            cls._loop = Loop()
+
+        async def connect():
+            ws = await websockets.connect(url, max_size=1 << 20, ping_interval=None)
+            await ws.send(json.dumps({"op": "identify", "side": "device", "token": token}))
+            return ws
+        client = cls(cls._loop, cls._loop.call(connect(), timeout))
+        asyncio.run_coroutine_threadsafe(client._read(), cls._loop.loop)
+        return client
+
+    async def _read(self):
+        try:
+            while True:
+                await self.reading.wait()
+                self.inbox.put(await self.ws.recv())
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self.close_code = self.ws.close_code if self.ws.close_code != 1006 else None
+            self.closed.set()
+
+    def paired(self, timeout=30.0):
+        """Waits for paired (a waiting before it is skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self.recv_json(max(0.01, deadline - time.monotonic()), "paired")
+            if m == {"op": "paired"}:
+                return self
+            assert m == {"op": "waiting"}, "expected waiting or paired, got %r" % m
 
 
 class FakeServer:
@@ -336,11 +389,15 @@ def parse_host_frame(frame):
 
 
 class Device:
-    """The device's side of a paired data connection: resume, then frames."""
+    """The device's side of a paired data connection: resume, then frames.
 
-    def __init__(self, stream, stream_id=0, offset=0):
+    stream is the fake relay's Stream (the test says paired for the relay)
+    or a Client of a real relay that already said paired (announce=False)."""
+
+    def __init__(self, stream, stream_id=0, offset=0, announce=True):
         self.stream = stream
-        self.stream.send({"op": "paired"})
+        if announce:
+            self.stream.send({"op": "paired"})
         self.stream.send(resume(stream_id, offset))
         begin = parse_host_frame(self.stream.recv(what="begin frame"))
         assert begin[0] == "begin", "the first frame is %r" % (begin,)
@@ -363,7 +420,11 @@ class Device:
         return data
 
     def read_until(self, needle, timeout=10.0):
-        """Reads output until needle shows; returns everything read so far."""
+        """Reads output until needle shows; returns everything read so far.
+
+        The terminal echoes a typed line as it is written, before or after
+        the shell's prompt: a needle must not occur in the echo (quote it:
+        echo o''ne shows one) nor depend on where the prompt falls."""
         deadline = time.monotonic() + timeout
         searched = 0        # only the new bytes are searched: 10 MB reads stay linear
         while self.data.find(needle, searched) < 0:

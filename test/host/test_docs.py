@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import HOST, ROOT
+from conftest import HOST, ROOT, gateway_module
 
 DOCS = os.path.join(ROOT, "docs")
 SRC = os.path.join(ROOT, "src", "host")
@@ -169,3 +169,8 @@ def test_close_codes_exit_statuses_and_frames_are_documented(src):
     for line in ("bothy-host-hello-v1", "bothy-host-pair-v1", "bothy-host-probe-v1",
                  "bothy-host-data-v1"):
         assert line in text and '"%s"' % line in src["proof.c"]
+
+
+def test_every_link_of_host_md_resolves():
+    # the gateway suite's check of its pages, on this one
+    gateway_module("test_docs").test_every_link_of_the_gateway_pages_resolves("host.md")
