@@ -162,23 +162,25 @@ close_pty(host_session *s)
 	s->ptyfd = -1;
 }
 
-/* Reads what the PTY holds now into the ring, at most max bytes; false at its end. */
+/*
+ * Reads what the PTY holds into the ring: one read (the loop's pace), or
+ * all it holds up to max bytes (its end); false once every writer is gone.
+ */
 static bool
-read_pty(host_session *s, int fd, size_t max)
+read_pty(host_session *s, int fd, bool one, size_t max)
 {
 	uint8_t		buf[HOST_FRAME_DATA_MAX];
 	size_t		total = 0;
 
 	while (total < max)
 	{
-		ssize_t		n = read(fd, buf, sizeof(buf));
+		ssize_t		n = read(fd, buf, max - total < sizeof(buf) ? max - total : sizeof(buf));
 
 		if (n > 0)
 		{
 			host_ring_append(&s->ring, buf, (size_t) n);
 			total += (size_t) n;
-			/* one chunk at a time while a device views: the socket decides the pace */
-			if (max == HOST_FRAME_DATA_MAX)
+			if (one)
 				return true;
 			continue;
 		}
@@ -222,7 +224,8 @@ host_pty_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		case LWS_CALLBACK_RAW_RX_FILE:
 			if (s == NULL)
 				return -1;
-			if (!read_pty(s, s->ptyfd, HOST_FRAME_DATA_MAX))
+			/* one chunk a callback: while a device views, the socket sets the pace */
+			if (!read_pty(s, s->ptyfd, true, HOST_FRAME_DATA_MAX))
 			{
 				/* the end: the wsi closes, RAW_CLOSE_FILE reads what is left */
 				return -1;
@@ -240,9 +243,12 @@ host_pty_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 				return 0;
 			/*
 			 * The descriptor is still open here: what the shell wrote before
-			 * its end is read at once, bounded by the PTY's own buffer.
+			 * its end is read at once (the PTY's own buffer, 64 KiB at most
+			 * on Linux), never more than the ring holds beside what a
+			 * viewing device has not been sent.
 			 */
-			read_pty(s, s->ptyfd, HOST_RING_MIN);
+			read_pty(s, s->ptyfd, false, s->stream != NULL && s->resumed ?
+					 s->ring.cap - (size_t) (s->ring.end - s->cursor) : s->ring.cap);
 			s->pty = NULL;
 			s->ptyfd = -1;
 			lws_sul_cancel(&s->sul_drain);

@@ -7,6 +7,7 @@ device that stops reading stops the shell (the PTY is not read) instead of
 growing the host's memory, and then receives everything.
 """
 import os
+import sys
 import tempfile
 import time
 
@@ -20,14 +21,15 @@ def seq_bytes(n):
     return b"".join(b"%07d\r\n" % i for i in range(1, n + 1))
 
 
-def start_output(fake, ctl, lines, until, fmt=b"-w"):
-    """A session whose shell writes `lines` numbered lines and then touches a
-    flag file, read by a device up to offset `until`: (session, stream,
-    device, flag)."""
+def start_output(fake, ctl, lines, until, fmt=b"-w", then=b""):
+    """A session whose shell writes `lines` numbered lines, touches a flag
+    file and runs `then`, read by a device up to offset `until`: (session,
+    stream, device, flag).  (All on the first line: a line typed later
+    would be echoed in the middle of the output.)"""
     session, grant, stream = open_session(fake, ctl)
     d = Device(stream)
     flag = os.path.join(tempfile.mkdtemp(prefix="flag-", dir=WORK), "done")
-    d.send(b"seq %s 1 %d; touch %s\n" % (fmt, lines, flag.encode()))
+    d.send(b"seq %s 1 %d; touch %s%s\n" % (fmt, lines, flag.encode(), then))
     while d.offset < until:
         d.read_frame(timeout=10)
     return session, stream, d, flag
@@ -101,3 +103,49 @@ def test_a_device_that_stops_reading_stops_the_shell_not_the_hosts_memory(fake, 
     start = whole.index(b"0000001\r\n")
     assert whole[start:start + 9 * LINES] == seq_bytes(LINES)
     assert not stream.closed.is_set()
+
+
+# Writes to the terminal without blocking for 3 s, counting exactly what the
+# terminal took and how often it was full, then saves both: in raw mode the
+# bytes arrive as written.
+WRITER = """import os, sys, time
+os.set_blocking(1, False)
+n, full, end = 0, 0, time.monotonic() + 3
+while time.monotonic() < end:
+    try:
+        n += os.write(1, b"x" * 4096)
+    except BlockingIOError:
+        full += 1
+        time.sleep(0.01)
+with open(sys.argv[1], "w") as f:
+    f.write("%d %d" % (n, full))
+"""
+
+
+def test_what_the_terminal_holds_when_the_shell_ends_behind_a_slow_device_arrives(fake, running):
+    """The device stops reading; a writer fills the host's socket and the
+    PTY's buffer, and the shell exits while the PTY is not being read (the
+    host is behind): the PTY hangs up with bytes in it.  They are read at its
+    close and reach the device, every one, before the data connection's 1000."""
+    d_ = tempfile.mkdtemp(prefix="writer-", dir=WORK)
+    writer, count = os.path.join(d_, "writer.py"), os.path.join(d_, "count")
+    with open(writer, "w") as f:
+        f.write(WRITER)
+    h, ctl = running()
+    session, grant, stream = open_session(fake, ctl)
+    d = Device(stream)
+    d.send(b"stty raw -echo; echo go''ing; %s %s %s; exit 7\n" % (
+        sys.executable.encode(), writer.encode(), count.encode()))
+    d.read_until(b"going")
+    stream.pause()
+    poll_until(lambda: 'msg="shell exited" status=7' in h.log, timeout=20,
+               what="the shell exited while the device was behind")
+    written, full = (int(v) for v in open(count).read().split())
+    assert full > 0, "the terminal never filled up: the host was not behind"
+    stream.unpause()
+    assert stream.wait_closed(timeout=60) == 1000
+    while not stream.inbox.empty():
+        d.read_frame()
+    whole = bytes(d.data)
+    after = whole[whole.index(b"going") + 5:]     # the echo of the line had x's too
+    assert after.count(b"x") == written, "every byte the terminal took, exactly once"
