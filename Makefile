@@ -2,7 +2,8 @@
 #
 #   make            build the extension (needs only the server headers)
 #   make install    install the extension into the server's directories, and
-#                   bothy-gateway and its man page (GATEWAY_BINDIR, GATEWAY_MANDIR)
+#                   bothy-gateway and bothy-host with their man pages
+#                   (GATEWAY_BINDIR, GATEWAY_MANDIR, HOST_BINDIR, HOST_MANDIR)
 #   make test       run every suite on temporary PostgreSQL instances
 #
 # The install script bothy--$(EXTVERSION).sql is built from the parts in
@@ -83,12 +84,17 @@ fuzz: test/fuzz/fuzz_signal
 # their objects and unit tests; `make gateway` builds all of it.
 include src/gateway/crypto.mk
 include src/gateway/gateway.mk
+# --- the host service: src/host/bothy-host and its unit tests (`make host`) -
+include src/host/host.mk
 
-# --- make install: the extension (PGXS) and the gateway ---------------------
+# --- make install: the extension (PGXS), the gateway and the host service ---
 # PGXS's install puts the extension into the server's directories; this adds
-# the daemon and its man page (docs/operations.md), building the daemon
-# first.  DESTDIR stages both, for a package.  WITH_GATEWAY=no installs the
-# extension alone (test/run-all: the suites run the binary in src/gateway/).
+# the daemon and its man page (docs/operations.md), and the host service and
+# its man page (docs/host.md), building each first.  DESTDIR stages them,
+# for a package.  WITH_GATEWAY=no installs the extension alone (test/run-all:
+# the suites run the binaries of the checkout); WITH_HOST=no leaves out only
+# the host service (it runs on the machines people open shells on, not
+# beside the gateways).
 GATEWAY_BINDIR ?= /usr/local/bin
 GATEWAY_MANDIR ?= /usr/local/share/man
 GATEWAY_MAN     = docs/bothy-gateway.1
@@ -101,14 +107,30 @@ install-gateway: $(GATEWAY_BIN)
 uninstall-gateway:
 	rm -f $(DESTDIR)$(GATEWAY_BINDIR)/bothy-gateway $(DESTDIR)$(GATEWAY_MANDIR)/man1/bothy-gateway.1
 
+HOST_BINDIR    ?= $(GATEWAY_BINDIR)
+HOST_MANDIR    ?= $(GATEWAY_MANDIR)
+HOST_MAN        = docs/bothy-host.1
+WITH_HOST      ?= $(WITH_GATEWAY)
+
+install-host: $(HOST_BIN)
+	install -D -m 0755 $(HOST_BIN) $(DESTDIR)$(HOST_BINDIR)/bothy-host
+	install -D -m 0644 $(HOST_MAN) $(DESTDIR)$(HOST_MANDIR)/man1/bothy-host.1
+
+uninstall-host:
+	rm -f $(DESTDIR)$(HOST_BINDIR)/bothy-host $(DESTDIR)$(HOST_MANDIR)/man1/bothy-host.1
+
 ifeq ($(WITH_GATEWAY),yes)
 install: install-gateway
 uninstall: uninstall-gateway
 endif
+ifeq ($(WITH_HOST),yes)
+install: install-host
+uninstall: uninstall-host
+endif
 
-.PHONY: install-gateway uninstall-gateway
+.PHONY: install-gateway uninstall-gateway install-host uninstall-host
 
-test: all unit fuzz gateway
+test: all unit fuzz gateway host
 	test/run-all
 
 .PHONY: unit fuzz test
