@@ -142,6 +142,12 @@ class Session:
         msg.update(change)
         return msg
 
+    def started(self):
+        """The host's session.started committed, as its control node does:
+        the session is active, and no open_timeout ends it (the nodes' log
+        tail tells their relay)."""
+        assert self.t.q("SELECT bothy.terminal_session_started(%s, %s)", self.id, self.grant) == [(True,)]
+
 
 # --- stream clients --------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from conftest import keys  # noqa: F401  (a fixture)
+from conftest import keys, poll_until  # noqa: F401  (keys is a fixture)
 from terminal_streams import Side, pair, run, terminal, tnodes, tpg, ws_base  # noqa: F401
 
 FLOOD_BYTES = 32 * 1024 * 1024
@@ -132,10 +132,16 @@ def test_a_fast_producer_starves_no_other_session_and_grows_no_memory(tnodes, te
 
     async def go():
         device, hostside = await pair(ws_base(node), ws_base(node), typing_session)
+        # each started once paired, as a host's control connection says: the
+        # flood outlasts open_timeout, and the log tail would end an opening
+        typing_session.started()
         before = await keystrokes(device, hostside, lambda: True)
         rss = node.rss_kib()
         watch = RssWatch(node)
         flood = start_flood(node, flood_session)
+        poll_until(lambda: json.loads(node.http("/status.json")[1])["terminal_relay"]["paired"] == 2,
+                   timeout=10, what="the flood's pairing")
+        flood_session.started()
         during = await keystrokes(device, hostside, lambda: flood.poll() is not None)
         most = watch.end()
         out, err = flood.communicate(timeout=120)

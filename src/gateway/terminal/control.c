@@ -147,10 +147,36 @@ gw_tconn_send(gw_tconn *tc, const char *msg, int len)
 	return true;
 }
 
+static int64_t
+earliest(int64_t a, int64_t b)
+{
+	return a == 0 || (b != 0 && b < a) ? b : a;
+}
+
+/*
+ * The sweep ticks a connection only when it asked (core/conn.h): ask for
+ * the earliest of what it waits for.  A session.open held by another
+ * connection's probe is looked at every sweep; that wait is rare and short.
+ */
+void
+gw_tconn_rearm(gw_tconn *tc)
+{
+	int64_t		now = gw_mono_ms();
+	int64_t		when = tc->deadline;
+
+	if (tc->probing)
+		when = earliest(when, tc->probe_until);
+	if (tc->opens_due)
+		when = earliest(when, tc->probation_until > now ? tc->probation_until : now + GW_SWEEP_MS);
+	if (when != 0)
+		gw_conn_wake_at(&tc->conn, when);
+}
+
 static void
 arm_heartbeat(gw_tconn *tc)
 {
 	tc->deadline = gw_mono_ms() + gw_tpresence_window();
+	gw_tconn_rearm(tc);
 }
 
 void
@@ -362,6 +388,7 @@ reported(gw_tconn *tc, const gw_tmsg *m)
 		{
 			gw_tpresence_announce(tc);
 			tc->probation_until = gw_mono_ms() + 2 * gw.cluster.terminal_host_duplicate_probe_timeout;
+			gw_tconn_rearm(tc);
 		}
 		gw_tprobe_local(tc);
 		gw_topens_due(tc);
@@ -397,6 +424,7 @@ established(gw_conn *c)
 	gw_new_uuid(&tc->id);
 	randombytes_buf(tc->nonce, sizeof(tc->nonce));
 	tc->deadline = gw_mono_ms() + gw.opt.identify_timeout_ms;
+	gw_tconn_rearm(tc);
 	gw_tstats_count(tc, GW_TCOUNT_UNREADY);
 	(void) gw_tconn_send(tc, out, gw_tenc_challenge(out, sizeof(out), tc->nonce));
 }
@@ -488,6 +516,7 @@ tick(gw_conn *c, int64_t now)
 	}
 	if (tc->opens_due && !gw_tconn_held(tc, now))
 		gw_topens_due(tc);
+	gw_tconn_rearm(tc);
 }
 
 static void

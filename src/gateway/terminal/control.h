@@ -91,6 +91,13 @@ bool		gw_tconn_eligible(const gw_tconn *tc);
  */
 bool		gw_tconn_held(const gw_tconn *tc, int64_t now);
 
+/*
+ * Asks the sweep for the connection's tick at the earliest of its hello or
+ * heartbeat deadline, its probe's and, while a session.open waits, its
+ * hold's end; after each change of them (control.c, opens.c, probe.c).
+ */
+void		gw_tconn_rearm(gw_tconn *tc);
+
 /* Queues one message; false when the connection is closing. */
 bool		gw_tconn_send(gw_tconn *tc, const char *msg, int len);
 

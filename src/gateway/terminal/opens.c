@@ -84,6 +84,7 @@ host_sessions_read(gw_tconn *tc, gw_db_result result, const PGresult *res, const
 	if (gw_tconn_held(tc, gw_mono_ms()))
 	{
 		tc->opens_due = true;
+		gw_tconn_rearm(tc);
 		return;
 	}
 	for (i = 0; i < PQntuples(res); i++)
@@ -114,6 +115,7 @@ gw_topens_due(gw_tconn *tc)
 	if (gw_tconn_held(tc, gw_mono_ms()))
 	{
 		tc->opens_due = true;
+		gw_tconn_rearm(tc);
 		return;
 	}
 	bothy_uuid_format(&tc->host, host);
@@ -146,6 +148,7 @@ look(gw_tconn *tc, void *arg)
 	{
 		/* checked again in the database when the hold ends (D-M2-47-7) */
 		tc->opens_due = true;
+		gw_tconn_rearm(tc);
 		return;
 	}
 	o->free_one = true;

@@ -34,6 +34,7 @@ start(gw_tconn *tc)
 	randombytes_buf(tc->nonce, sizeof(tc->nonce));
 	tc->probing = true;
 	tc->probe_until = gw_mono_ms() + gw.cluster.terminal_host_duplicate_probe_timeout;
+	gw_tconn_rearm(tc);
 	(void) gw_tconn_send(tc, out, gw_tenc_probe(out, sizeof(out), tc->nonce));
 }
 

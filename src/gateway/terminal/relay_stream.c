@@ -35,6 +35,7 @@ established(gw_conn *conn)
 		return;
 	}
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
+	gw_conn_wake_at(conn, c->quiet_until);
 	gw_relay_wake();
 }
 
@@ -67,11 +68,15 @@ tick(gw_conn *conn, int64_t now)
 {
 	gw_rconn   *c = gw_rconn_of(conn);
 
-	if (c->quiet_until != 0 && now >= c->quiet_until)
+	if (c->quiet_until == 0)
+		return;
+	if (now >= c->quiet_until)
 	{
 		c->quiet_until = 0;
 		gw_conn_close(conn, GW_CLOSE_MALFORMED, "no identify in time");
 	}
+	else
+		gw_conn_wake_at(conn, c->quiet_until);	/* woken early: ask again */
 }
 
 static void
