@@ -17,9 +17,8 @@
 #include "clients/rest_call.h"
 #include "clients/stats.h"
 #include "core/http.h"
-#include "core/log.h"
 #include "core/node.h"
-#include "keys/node_keys.h"
+#include "keys/bearer.h"
 
 /* --- answers ------------------------------------------------------------ */
 
@@ -142,24 +141,12 @@ gw_rest_forget_calls(void)
 static bool
 authenticate(gw_rest *r, unsigned accept)
 {
-	char		header[BOTHY_TOKEN_MAX + 16];
 	bothy_token t;
-	int			n = lws_hdr_copy(r->wsi, header, sizeof(header), WSI_TOKEN_HTTP_AUTHORIZATION);
-	bothy_token_result result;
 
-	if (n <= 7 || strncmp(header, "Bearer ", 7) != 0)
+	if (!gw_bearer_verify(r->wsi, accept, "REST call refused: no bearer token",
+						  "REST call refused: token", &t))
 	{
 		gw_clients_stats.tokens_refused++;
-		gw_log(GW_LOG_INFO, "REST call refused: no bearer token");
-		return false;
-	}
-	result = bothy_token_verify(gw_keys(), header + 7, (size_t) n - 7, gw_now_ms() / 1000,
-								accept, &t);
-	if (result != BOTHY_TOKEN_OK)
-	{
-		gw_clients_stats.tokens_refused++;
-		gw_logf(GW_LOG_INFO, "REST call refused: token", "reason=%s",
-				bothy_token_result_name(result));
 		return false;
 	}
 	r->principal = t.kind == BOTHY_TOKEN_AGENT ? t.agent : t.person;

@@ -24,6 +24,7 @@
 #include "core/node.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "terminal/hostsig.h"
 #include "terminal/relay_conn.h"
 #include "terminal/relay_db.h"
 #include "terminal/relay_stats.h"
@@ -142,16 +143,6 @@ key_of(const PGresult *res, int col, uint8_t key[crypto_sign_PUBLICKEYBYTES])
 		used == crypto_sign_PUBLICKEYBYTES;
 }
 
-static bool
-signed_by(const gw_ridentify_call *call, const bothy_uuid *session,
-		  const uint8_t key[crypto_sign_PUBLICKEYBYTES])
-{
-	char		text[GW_RWIRE_HOST_MESSAGE_LEN];
-	size_t		n = gw_rwire_host_message(session, &call->grant, text);
-
-	return crypto_sign_verify_detached(call->sig, (const unsigned char *) text, n, key) == 0;
-}
-
 static void
 host_done(void *arg, gw_db_result result, const PGresult *res)
 {
@@ -171,7 +162,7 @@ host_done(void *arg, gw_db_result result, const PGresult *res)
 		call_failed(c, GW_DB_ERROR);
 	else if (strcmp(PQgetvalue(res, 0, 0), "active") != 0 || !key_of(res, 1, key))
 		refuse(c, "host");		/* not active, or no key */
-	else if (!signed_by(call, &c->session, key))
+	else if (!gw_hsig_verify_data(key, &c->session, &call->grant, call->sig))
 		refuse(c, "signature");
 	else if (!exists)
 	{

@@ -96,17 +96,3 @@ gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out)
 	json_decref(root);
 	return ok;
 }
-
-size_t
-gw_rwire_host_message(const bothy_uuid *session, const bothy_uuid *grant, char *out)
-{
-	size_t		n = sizeof(GW_RWIRE_HOST_CONTEXT) - 1;
-
-	memcpy(out, GW_RWIRE_HOST_CONTEXT, n);
-	out[n++] = '\n';
-	bothy_uuid_format(session, out + n);
-	n += BOTHY_UUID_STRLEN;
-	out[n++] = '\n';
-	bothy_uuid_format(grant, out + n);
-	return n + BOTHY_UUID_STRLEN;
-}

@@ -21,10 +21,8 @@
 /* The subprotocol a side names to be read in larger pieces (optional). */
 #define GW_RELAY_SUBPROTOCOL "bothy-terminal-stream"
 
-/* An Ed25519 signature, and the text the host signs (three lines). */
+/* An Ed25519 signature (what it signs: terminal/hostsig.h, identify) */
 #define GW_RWIRE_SIG_LEN 64
-#define GW_RWIRE_HOST_CONTEXT "bothy-host-data-v1"
-#define GW_RWIRE_HOST_MESSAGE_LEN (sizeof(GW_RWIRE_HOST_CONTEXT) + 2 * (BOTHY_UUID_STRLEN + 1))
 
 typedef struct gw_ridentify
 {
@@ -53,13 +51,6 @@ bool		gw_rwire_session_path(const char *rest, bothy_uuid *session);
  * canonical lower-case UUIDs, the base64url of 64 bytes).  False: 4002.
  */
 bool		gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out);
-
-/*
- * The text a host signs for its data connection: "bothy-host-data-v1",
- * the session and the grant, joined by "\n" without a trailing newline.
- * Its length (out holds GW_RWIRE_HOST_MESSAGE_LEN bytes at least).
- */
-size_t		gw_rwire_host_message(const bothy_uuid *session, const bothy_uuid *grant, char *out);
 
 /* What the node sends before the bytes flow. */
 extern const char gw_rwire_waiting[];

@@ -13,10 +13,8 @@
 #include <string.h>
 
 #include "core/http.h"
-#include "core/log.h"
 #include "core/node.h"
-#include "keys/node_keys.h"
-#include "keys/token.h"
+#include "keys/bearer.h"
 #include "terminal/rest.h"
 
 #define PREFIX "/v1/terminal/"
@@ -135,28 +133,16 @@ gw_trest_forget(void)
 
 /* --- the request --------------------------------------------------------- */
 
-/* The Bearer person-device token: person and device, or false (logged, counted). */
+/* The Bearer person-device token: person and device, or false (logged). */
 static bool
 authenticate(gw_trest *r)
 {
-	char		header[BOTHY_TOKEN_MAX + 16];
 	bothy_token t;
-	int			n = lws_hdr_copy(r->wsi, header, sizeof(header), WSI_TOKEN_HTTP_AUTHORIZATION);
-	bothy_token_result result;
 
-	if (n <= 7 || strncmp(header, "Bearer ", 7) != 0)
-	{
-		gw_log(GW_LOG_INFO, "terminal REST call refused: no bearer token");
+	if (!gw_bearer_verify(r->wsi, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE),
+						  "terminal REST call refused: no bearer token",
+						  "terminal REST call refused: token", &t))
 		return false;
-	}
-	result = bothy_token_verify(gw_keys(), header + 7, (size_t) n - 7, gw_now_ms() / 1000,
-								BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE), &t);
-	if (result != BOTHY_TOKEN_OK)
-	{
-		gw_logf(GW_LOG_INFO, "terminal REST call refused: token", "reason=%s",
-				bothy_token_result_name(result));
-		return false;
-	}
 	r->person = t.person;
 	r->device = t.device;
 	return true;
