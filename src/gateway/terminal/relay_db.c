@@ -15,6 +15,7 @@
 #include "core/node.h"
 #include "terminal/relay_db.h"
 #include "terminal/relay_stats.h"
+#include "terminal/send.h"
 
 typedef struct rdb_call
 {
@@ -104,7 +105,10 @@ done(void *arg, gw_db_result result, const PGresult *res)
 	if (r == GW_RRESULT_FAILED)
 		gw_rdb_failed(gw_relay_call_name(c->call), result == GW_DB_OK ? GW_DB_ERROR : result);
 	else if (r == GW_RRESULT_TRUE && c->call != GW_RCALL_READ)
+	{
 		gw_relay_stats.decisions[c->call]++;
+		gw_terminal_committed();	/* a single node's tail reads its row now */
+	}
 	if (c->expect)
 	{
 		/* a side-less expectation; a failed read leaves it to the sides (D-M2-47-21) */
