@@ -19,7 +19,13 @@ MODULE_big  = bothy
 OBJS        = $(EXT_SRCS:.c=.o) $(COMMON_SRCS:.c=.o)
 
 SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
-DATA_built  = bothy--$(EXTVERSION).sql
+# The upgrade from the last release is built too, from the parts that are new
+# since it (the terminal) and the privileges (idempotent), until the next
+# release freezes it: a part changed meanwhile changes both scripts.
+UPGRADE_FROM  = 0.2.0
+UPGRADE_PARTS = $(sort $(wildcard src/sql/7*_terminal_*.sql)) src/sql/90_privileges.sql
+UPGRADE_built = bothy--$(UPGRADE_FROM)--$(EXTVERSION).sql
+DATA_built  = bothy--$(EXTVERSION).sql $(UPGRADE_built)
 DATA        = $(filter-out $(DATA_built),$(wildcard bothy--*.sql))
 EXTRA_CLEAN = $(DATA_built) test/unit/test_signal test/unit/test_uuid test/fuzz/fuzz_signal
 
@@ -36,10 +42,15 @@ include $(PGXS)
 # a shared-memory struct would corrupt it, so every header rebuilds all.
 $(OBJS): $(wildcard src/extension/*.h src/common/*.h)
 
-$(DATA_built): $(SQL_PARTS) bothy.control Makefile
+bothy--$(EXTVERSION).sql: $(SQL_PARTS) bothy.control Makefile
 	@{ echo "-- bothy $(EXTVERSION): built from src/sql/ by make; edit the parts, not this file."; \
 	   printf '%s\n' '\echo Use "CREATE EXTENSION bothy" to load this file. \quit'; \
 	   for f in $(SQL_PARTS); do echo; echo "-- $$f"; cat $$f; done; } > $@
+
+$(UPGRADE_built): $(UPGRADE_PARTS) bothy.control Makefile
+	@{ echo "-- bothy $(UPGRADE_FROM) -> $(EXTVERSION): built from src/sql/ by make; edit the parts, not this file."; \
+	   printf '%s\n' '\echo Use "ALTER EXTENSION bothy UPDATE TO '"'"'$(EXTVERSION)'"'"'" to load this file. \quit'; \
+	   for f in $(UPGRADE_PARTS); do echo; echo "-- $$f"; cat $$f; done; } > $@
 
 
 

@@ -24,10 +24,29 @@ ALTER SYSTEM SET bothy.agent_heartbeat_persist_interval = '11min';
 ALTER SYSTEM SET bothy.listen_reconnect_backoff_cap = '99ms';
 ALTER SYSTEM SET bothy.signing_key_cache_ttl = '2h';
 ALTER SYSTEM SET bothy.consumer_lease = '2s';
+ALTER SYSTEM SET bothy.terminal_open_timeout = '999ms';
+ALTER SYSTEM SET bothy.terminal_open_timeout = '11min';
+ALTER SYSTEM SET bothy.terminal_host_heartbeat_interval = '999ms';
+ALTER SYSTEM SET bothy.terminal_host_heartbeat_interval = '11min';
+ALTER SYSTEM SET bothy.terminal_host_heartbeat_miss_limit = 0;
+ALTER SYSTEM SET bothy.terminal_host_heartbeat_miss_limit = 101;
+ALTER SYSTEM SET bothy.terminal_host_duplicate_probe_timeout = '99ms';
+ALTER SYSTEM SET bothy.terminal_host_duplicate_probe_timeout = '61s';
+ALTER SYSTEM SET bothy.terminal_idle_timeout = '59s';
+ALTER SYSTEM SET bothy.terminal_idle_timeout = '25h';
+ALTER SYSTEM SET bothy.terminal_idle_grace = '999ms';
+ALTER SYSTEM SET bothy.terminal_idle_grace = '11min';
+ALTER SYSTEM SET bothy.terminal_fingerprint_max_attempts = 0;
+ALTER SYSTEM SET bothy.terminal_fingerprint_max_attempts = 101;
+ALTER SYSTEM SET bothy.terminal_log_poll_interval = '99ms';
+ALTER SYSTEM SET bothy.terminal_log_poll_interval = '61s';
+ALTER SYSTEM SET bothy.terminal_log_retention = '59s';
+ALTER SYSTEM SET bothy.terminal_log_retention = '8d';
 ALTER SYSTEM SET bothy.cluster_mode = 'both';
 ALTER SYSTEM SET bothy.database = '';
 ALTER SYSTEM SET bothy.database = 'a_database_name_that_is_far_longer_than_sixty_three_bytes_allowed';
 -- the prefix is reserved: a misspelt setting is an error, not a placeholder
 SET bothy.presence_tll = '10s';
--- the TTL the SQL functions use
+-- the TTL and the grant's lifetime the SQL functions use
 SELECT bothy._presence_ttl();
+SELECT bothy._terminal_open_timeout();

@@ -18,6 +18,9 @@ SELECT bothy.signal_check('{"kind":"terminal.host_close","host_id":"11111111-111
 SELECT bothy.signal_check('{"kind":"terminal.host_present","host_id":"11111111-1111-4111-8111-111111111111","conn_id":"01890a5d-ac96-7000-8000-000000000001"}');
 SELECT bothy.signal_check('{"kind":"terminal.host_gone","host_id":"11111111-1111-4111-8111-111111111111","conn_id":"01890a5d-ac96-7000-8000-000000000001"}');
 SELECT bothy.signal_check('{"kind":"terminal.session_paired","host_id":"11111111-1111-4111-8111-111111111111","session_id":"22222222-2222-4222-8222-222222222222"}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":42}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":0}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":9007199254740991}');
 -- valid: members in any order, insignificant white space
 SELECT bothy.signal_check(' { "host_id" : "11111111-1111-4111-8111-111111111111" , "kind" : "terminal.host_close" } ');
 -- ignored: a kind outside both prefixes is NULL, whatever else it carries
@@ -71,12 +74,25 @@ SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce
 SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":9007199254740991}');
 SELECT bothy.signal_check('{"kind":"gateway.run","node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":9007199254740992}');
 SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":false,"count":2147483648}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":9007199254740992}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":-1}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":"42"}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":42.0}');
+SELECT bothy.signal_check('{"kind":"terminal.log"}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":1,"node":"01890a5d-ac96-774b-bcce-b302099a8057"}');
 -- malformed: booleans are JSON booleans
 SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":"false","count":3}');
 SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":0,"count":3}');
--- size: 8000 bytes are read, 8001 are too long (even for a foreign kind)
-SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}') IS NULL AS ignored_at_8000;
-SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8001 - 25) || '"}');
+-- size: NOTIFY carries at most 7999 bytes, so 7999 are read and 8000 are too
+-- long (even for a foreign kind); pg_notify refuses the same 8000
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}') IS NULL AS ignored_at_7999;
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 7999 - 31) || '}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 8000 - 31) || '}');
+SELECT octet_length('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}') AS bytes,
+       pg_notify('ephemeral', '{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
+SELECT octet_length('{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}') AS bytes,
+       pg_notify('ephemeral', '{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}');
 -- publish: valid members are staged (delivery is tested by the isolation specs)
 SELECT bothy.publish('terminal.host_close', '{"host_id":"11111111-1111-4111-8111-111111111111"}');
 SELECT bothy.publish('gateway.run', '{"node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":1}');
@@ -98,5 +114,10 @@ SELECT bothy.publish('{"host_id":"11111111-1111-4111-8111-111111111111"}');
 SELECT bothy.publish('{"kind":"terminal.host_close","kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"}');
 SELECT bothy.publish('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"');
 SELECT bothy.publish('[]');
-SELECT bothy.publish('{"kind":"other.x","p":"' || repeat('a', 8001 - 25) || '"}');
+SELECT bothy.publish('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
+-- the producer's edge: a whole signal of 7999 bytes is staged, of 8000 refused
+SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 7999 - 31) || '}');
+SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 8000 - 31) || '}');
+SELECT bothy.publish('terminal.log', jsonb_build_object('seq', 7));
+SELECT bothy.publish('terminal.log', jsonb_build_object('seq', -7));
 SELECT bothy.publish(NULL::text);

@@ -27,9 +27,7 @@ typedef enum bothy_form
 	BOTHY_FORM_STATE,
 	BOTHY_FORM_BILLING_MODE,
 	BOTHY_FORM_HINT_KIND,
-	BOTHY_FORM_VERSION,
-	BOTHY_FORM_EVENT,
-	BOTHY_FORM_COUNT,
+	BOTHY_FORM_INTEGER,			/* 0 .. the member's max, into its int64_t field */
 	BOTHY_FORM_BOOL
 } bothy_form;
 
@@ -58,6 +56,7 @@ typedef enum bothy_member_id
 	BOTHY_M_SESSION_ID,
 	BOTHY_M_CONN_ID,
 	BOTHY_M_EVENT,
+	BOTHY_M_SEQ,
 	BOTHY_M__COUNT
 } bothy_member_id;
 
@@ -65,18 +64,20 @@ typedef struct bothy_member_def
 {
 	const char *name;
 	bothy_form	form;
-	size_t		uuid_offset;	/* in bothy_signal, for the two UUID forms */
+	size_t		offset;			/* in bothy_signal: the UUID or the integer field */
+	int64_t		max;			/* the largest value of an integer member */
 } bothy_member_def;
 
-#define BOTHY_ID(field, form) {#field, form, offsetof(bothy_signal, field)}
-#define BOTHY_SCALAR(field, form) {#field, form, 0}
+#define BOTHY_ID(field, form) {#field, form, offsetof(bothy_signal, field), 0}
+#define BOTHY_INT(field, max) {#field, BOTHY_FORM_INTEGER, offsetof(bothy_signal, field), max}
+#define BOTHY_SCALAR(field, form) {#field, form, 0, 0}
 
 static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_NODE] = BOTHY_ID(node, BOTHY_FORM_UUIDV7),
 	[BOTHY_M_THREAD] = BOTHY_ID(thread, BOTHY_FORM_UUID),
 	[BOTHY_M_PRINCIPAL] = BOTHY_ID(principal, BOTHY_FORM_UUID),
 	[BOTHY_M_RUN] = BOTHY_ID(run, BOTHY_FORM_UUID),
-	[BOTHY_M_VERSION] = BOTHY_SCALAR(version, BOTHY_FORM_VERSION),
+	[BOTHY_M_VERSION] = BOTHY_INT(version, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_AGENT] = BOTHY_ID(agent, BOTHY_FORM_UUID),
 	[BOTHY_M_STATE] = BOTHY_SCALAR(state, BOTHY_FORM_STATE),
 	[BOTHY_M_BILLING_MODE] = BOTHY_SCALAR(billing_mode, BOTHY_FORM_BILLING_MODE),
@@ -88,13 +89,14 @@ static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_NID] = BOTHY_ID(nid, BOTHY_FORM_UUID),
 	[BOTHY_M_HINT_KIND] = BOTHY_SCALAR(hint_kind, BOTHY_FORM_HINT_KIND),
 	[BOTHY_M_QUIET] = BOTHY_SCALAR(quiet, BOTHY_FORM_BOOL),
-	[BOTHY_M_COUNT] = BOTHY_SCALAR(count, BOTHY_FORM_COUNT),
+	[BOTHY_M_COUNT] = BOTHY_INT(count, BOTHY_SIGNAL_COUNT_MAX),
 	[BOTHY_M_MESSAGE] = BOTHY_ID(message, BOTHY_FORM_UUID),
 	[BOTHY_M_TARGET] = BOTHY_ID(target, BOTHY_FORM_UUID),
 	[BOTHY_M_HOST_ID] = BOTHY_ID(host_id, BOTHY_FORM_UUID),
 	[BOTHY_M_SESSION_ID] = BOTHY_ID(session_id, BOTHY_FORM_UUID),
 	[BOTHY_M_CONN_ID] = BOTHY_ID(conn_id, BOTHY_FORM_UUIDV7),
-	[BOTHY_M_EVENT] = BOTHY_SCALAR(event, BOTHY_FORM_EVENT),
+	[BOTHY_M_EVENT] = BOTHY_INT(event, BOTHY_SIGNAL_VERSION_MAX),
+	[BOTHY_M_SEQ] = BOTHY_INT(seq, BOTHY_SIGNAL_VERSION_MAX),
 };
 
 #define BOTHY_KIND_MAX_MEMBERS 9
@@ -145,6 +147,8 @@ static const bothy_kind_def bothy_kinds[BOTHY_KIND_COUNT] = {
 			BOTHY_REQ(HOST_ID), BOTHY_REQ(CONN_ID)}},
 	[BOTHY_KIND_TERMINAL_SESSION_PAIRED] = {"terminal.session_paired", 2, {
 			BOTHY_REQ(HOST_ID), BOTHY_REQ(SESSION_ID)}},
+	[BOTHY_KIND_TERMINAL_LOG] = {"terminal.log", 1, {
+			BOTHY_REQ(SEQ)}},
 };
 
 static const char *const bothy_agent_state_codes[BOTHY_AGENT_STATE_COUNT] = {
@@ -269,16 +273,16 @@ bothy_member_code(bothy_form form, const bothy_signal *sig)
 	}
 }
 
-static int64_t
-bothy_form_max(bothy_form form)
-{
-	return form == BOTHY_FORM_COUNT ? BOTHY_SIGNAL_COUNT_MAX : BOTHY_SIGNAL_VERSION_MAX;
-}
-
 static const bothy_uuid *
 bothy_member_uuid(const bothy_member_def *def, const bothy_signal *sig)
 {
-	return (const bothy_uuid *) ((const char *) sig + def->uuid_offset);
+	return (const bothy_uuid *) ((const char *) sig + def->offset);
+}
+
+static int64_t
+bothy_member_integer(const bothy_member_def *def, const bothy_signal *sig)
+{
+	return *(const int64_t *) ((const char *) sig + def->offset);
 }
 
 /* ---------------------------------------------------------------------
@@ -492,7 +496,7 @@ bothy_read_member(const bothy_json_member *m, const bothy_member_def *def,
 		case BOTHY_FORM_UUID:
 		case BOTHY_FORM_UUIDV7:
 			return bothy_read_uuid(m, def->form == BOTHY_FORM_UUIDV7,
-								   (bothy_uuid *) ((char *) out + def->uuid_offset));
+								   (bothy_uuid *) ((char *) out + def->offset));
 		case BOTHY_FORM_STATE:
 			r = bothy_read_code(m, bothy_agent_state_codes, BOTHY_AGENT_STATE_COUNT, &code);
 			out->state = (bothy_agent_state) code;
@@ -505,12 +509,8 @@ bothy_read_member(const bothy_json_member *m, const bothy_member_def *def,
 			r = bothy_read_code(m, bothy_hint_kind_codes, BOTHY_HINT_KIND_COUNT, &code);
 			out->hint_kind = (bothy_hint_kind) code;
 			return r;
-		case BOTHY_FORM_VERSION:
-			return bothy_read_integer(m, BOTHY_SIGNAL_VERSION_MAX, &out->version);
-		case BOTHY_FORM_EVENT:
-			return bothy_read_integer(m, BOTHY_SIGNAL_VERSION_MAX, &out->event);
-		case BOTHY_FORM_COUNT:
-			return bothy_read_integer(m, BOTHY_SIGNAL_COUNT_MAX, &out->count);
+		case BOTHY_FORM_INTEGER:
+			return bothy_read_integer(m, def->max, (int64_t *) ((char *) out + def->offset));
 		case BOTHY_FORM_BOOL:
 			return bothy_read_bool(m, &out->quiet);
 	}
@@ -719,14 +719,8 @@ bothy_put_value(bothy_writer *w, const bothy_member_def *def, const bothy_signal
 		case BOTHY_FORM_HINT_KIND:
 			bothy_put_quoted(w, bothy_member_code(def->form, sig));
 			return;
-		case BOTHY_FORM_VERSION:
-			bothy_put_int(w, sig->version);
-			return;
-		case BOTHY_FORM_EVENT:
-			bothy_put_int(w, sig->event);
-			return;
-		case BOTHY_FORM_COUNT:
-			bothy_put_int(w, sig->count);
+		case BOTHY_FORM_INTEGER:
+			bothy_put_int(w, bothy_member_integer(def, sig));
 			return;
 		case BOTHY_FORM_BOOL:
 			bothy_put_str(w, sig->quiet ? "true" : "false");
@@ -750,12 +744,9 @@ bothy_member_encodable(const bothy_member_def *def, const bothy_signal *sig)
 		case BOTHY_FORM_BILLING_MODE:
 		case BOTHY_FORM_HINT_KIND:
 			return bothy_member_code(def->form, sig) != NULL;
-		case BOTHY_FORM_VERSION:
-		case BOTHY_FORM_EVENT:
-		case BOTHY_FORM_COUNT:
-			v = def->form == BOTHY_FORM_VERSION ? sig->version :
-				def->form == BOTHY_FORM_EVENT ? sig->event : sig->count;
-			return v >= 0 && v <= bothy_form_max(def->form);
+		case BOTHY_FORM_INTEGER:
+			v = bothy_member_integer(def, sig);
+			return v >= 0 && v <= def->max;
 	}
 	return false;
 }
@@ -830,21 +821,16 @@ bothy_signal_encode(const bothy_signal *sig, char *buf, size_t size)
  * ---------------------------------------------------------------------
  */
 
-/* The form of a member by name, for the range in an out_of_range sentence. */
-static bool
-bothy_member_form_by_name(const char *name, bothy_form *form)
+/* A member by name, for the range in an out_of_range sentence; NULL if none. */
+static const bothy_member_def *
+bothy_member_by_name(const char *name)
 {
 	int			i;
 
 	for (i = 0; i < BOTHY_M__COUNT; i++)
-	{
 		if (strcmp(bothy_members[i].name, name) == 0)
-		{
-			*form = bothy_members[i].form;
-			return true;
-		}
-	}
-	return false;
+			return &bothy_members[i];
+	return NULL;
 }
 
 void
@@ -852,7 +838,7 @@ bothy_decode_error_describe(const bothy_decode_error *err, char *buf, size_t siz
 {
 	const bothy_reason_def *def;
 	char		member[sizeof(err->member)];
-	bothy_form	form;
+	const bothy_member_def *mdef;
 
 	if (buf == NULL || size == 0)
 		return;
@@ -870,11 +856,11 @@ bothy_decode_error_describe(const bothy_decode_error *err, char *buf, size_t siz
 	/* The caller may have filled err itself; never trust its terminator. */
 	memcpy(member, err->member, sizeof(member) - 1);
 	member[sizeof(member) - 1] = '\0';
-	if (err->reason == BOTHY_REASON_OUT_OF_RANGE &&
-		bothy_member_form_by_name(member, &form) &&
-		(form == BOTHY_FORM_VERSION || form == BOTHY_FORM_EVENT || form == BOTHY_FORM_COUNT))
+	mdef = bothy_member_by_name(member);
+	if (err->reason == BOTHY_REASON_OUT_OF_RANGE && mdef != NULL &&
+		mdef->form == BOTHY_FORM_INTEGER)
 		snprintf(buf, size, "%s%s%s (0 to %" PRId64 ")",
-				 def->before, member, def->after, bothy_form_max(form));
+				 def->before, member, def->after, mdef->max);
 	else
 		snprintf(buf, size, "%s%s%s", def->before, member, def->after);
 }

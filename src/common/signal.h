@@ -22,8 +22,13 @@
 
 #include "uuid.h"
 
-/* The NOTIFY payload limit of a default PostgreSQL build (D-M2-47-19). */
-#define BOTHY_SIGNAL_MAX_BYTES 8000
+/*
+ * The longest payload NOTIFY carries in a default PostgreSQL build
+ * (D-M2-47-19).  async.c refuses a payload of NOTIFY_PAYLOAD_MAX_LENGTH
+ * (BLCKSZ - NAMEDATALEN - 128 = 8000) bytes or more: "payload string too
+ * long".  So 7999: a signal the codec accepts is one the channel carries.
+ */
+#define BOTHY_SIGNAL_MAX_BYTES 7999
 
 typedef enum bothy_kind
 {
@@ -40,6 +45,7 @@ typedef enum bothy_kind
 	BOTHY_KIND_TERMINAL_HOST_PRESENT,
 	BOTHY_KIND_TERMINAL_HOST_GONE,
 	BOTHY_KIND_TERMINAL_SESSION_PAIRED,
+	BOTHY_KIND_TERMINAL_LOG,
 	BOTHY_KIND_COUNT
 } bothy_kind;
 
@@ -80,7 +86,7 @@ typedef enum bothy_hint_kind
 #define BOTHY_OPT_MESSAGE		0x8u	/* gateway.hint */
 #define BOTHY_OPT_TARGET		0x10u	/* gateway.hint */
 
-/* The largest values of the integer members (version and event are 2^53 - 1). */
+/* The largest values of the integer members (version, event and seq are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)
 #define BOTHY_SIGNAL_COUNT_MAX	INT64_C(2147483647)
 
@@ -111,6 +117,7 @@ typedef struct bothy_signal
 	int64_t		version;		/* gateway.run: 0 .. 9007199254740991 */
 	int64_t		event;			/* gateway.agent_event: 0 .. 9007199254740991 */
 	int64_t		count;			/* gateway.hint: 0 .. 2147483647 */
+	int64_t		seq;			/* terminal.log: 0 .. 9007199254740991 */
 	bothy_agent_state state;
 	bothy_billing_mode billing_mode;
 	bothy_hint_kind hint_kind;

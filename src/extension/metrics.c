@@ -36,6 +36,11 @@ static const CounterName counter_names[BOTHY_COUNTER_COUNT] = {
 	[BOTHY_FANOUT_BATCHES] = {"fanout_batches", NULL},
 	[BOTHY_ERRORS_FANOUT] = {"worker_errors", "fanout"},
 	[BOTHY_ERRORS_MAINTENANCE] = {"worker_errors", "maintenance"},
+	[BOTHY_TERMINAL_EXPIRED_OPEN_TIMEOUT] = {"terminal_sessions_expired", "open_timeout"},
+	[BOTHY_TERMINAL_EXPIRED_HOST_DISABLED] = {"terminal_sessions_expired", "host_disabled"},
+	[BOTHY_TERMINAL_EXPIRED_HOST_PAIRING] = {"terminal_sessions_expired", "host_pairing"},
+	[BOTHY_TERMINAL_EXPIRED_IDLE] = {"terminal_sessions_expired", "idle"},
+	[BOTHY_TERMINAL_LOG_PRUNED] = {"terminal_log_pruned", NULL},
 };
 
 static const char *const signal_counter_names[BOTHY_SIGNAL_COUNTER_COUNT] = {

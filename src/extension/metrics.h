@@ -38,6 +38,11 @@ typedef enum BothyCounter
 	BOTHY_FANOUT_BATCHES,		/* transactions the fan-out worker committed */
 	BOTHY_ERRORS_FANOUT,		/* a batch the fan-out worker failed to send */
 	BOTHY_ERRORS_MAINTENANCE,	/* a task or an item the maintenance worker failed */
+	BOTHY_TERMINAL_EXPIRED_OPEN_TIMEOUT,	/* openings the worker ended: open_timeout */
+	BOTHY_TERMINAL_EXPIRED_HOST_DISABLED,	/* sessions of a disabled host it ended */
+	BOTHY_TERMINAL_EXPIRED_HOST_PAIRING,	/* sessions of a host back to pairing it ended */
+	BOTHY_TERMINAL_EXPIRED_IDLE,	/* sessions detached too long it ended */
+	BOTHY_TERMINAL_LOG_PRUNED,	/* terminal log rows past their retention */
 	BOTHY_COUNTER_COUNT
 } BothyCounter;
 

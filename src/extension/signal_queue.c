@@ -28,6 +28,12 @@ bothy_queue_tag_of(const bothy_signal *sig, BothyQueueTag *tag)
 		tag->subject = sig->agent;
 		tag->rank = sig->event;
 	}
+	else if (sig->kind == BOTHY_KIND_TERMINAL_LOG)
+	{
+		/* one log for the cluster: the subject stays zero, the newest number wins */
+		tag->has_subject = true;
+		tag->rank = sig->seq;
+	}
 }
 
 static void

@@ -26,7 +26,7 @@ typedef struct BothyQueueTag
 	uint8		kind;			/* bothy_kind */
 	bool		has_subject;	/* coalesced with its subject's newer signals */
 	bothy_uuid	subject;		/* a run, or an agent; zero when none */
-	int64		rank;			/* the run's version, or the agent's event */
+	int64		rank;			/* the run's version, the agent's event, the log number */
 } BothyQueueTag;
 
 #define BOTHY_QUEUE_ENTRY_BYTES(len) \
@@ -34,7 +34,8 @@ typedef struct BothyQueueTag
 
 /*
  * The tag of a decoded signal: a run's updates are ranked by version, an
- * agent's appended events by event number; other kinds have no subject.
+ * agent's appended events by event number, the terminal log's wake-ups by
+ * log number (one subject, the zero UUID); other kinds have no subject.
  */
 extern void bothy_queue_tag_of(const bothy_signal *sig, BothyQueueTag *tag);
 

@@ -8,8 +8,9 @@
  * Within a batch it coalesces what a newer signal makes redundant: of the
  * gateway.run signals of one run only the highest version is sent, of the
  * gateway.agent_event signals of one agent only the highest event (a
- * receiver reads every event up to it), and an identical payload is sent
- * once.  Its transactions commit asynchronously:
+ * receiver reads every event up to it), of the terminal.log wake-ups only
+ * the highest log number (a tail reads every row up to it), and an
+ * identical payload is sent once.  Its transactions commit asynchronously:
  * signals are at most once anyway, and waiting for the disk would only slow
  * the batch down.
  */
@@ -59,7 +60,8 @@ compare_payload(const void *a, const void *b)
 
 /*
  * The signals a newer one of the same subject makes redundant (a run's
- * updates, an agent's appended events: bothy_queue_tag_of), sorted by kind,
+ * updates, an agent's appended events, the terminal log's wake-ups:
+ * bothy_queue_tag_of), sorted by kind,
  * then by subject, highest rank first.
  */
 static int

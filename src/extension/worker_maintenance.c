@@ -2,9 +2,10 @@
  * worker_maintenance.c
  *		The maintenance worker: every bothy.presence_flush_interval it expires
  *		the presence rows of silent nodes, sets offline the agents whose
- *		newest heartbeat is too old, releases lapsed consumer holds, and
+ *		newest heartbeat is too old, releases lapsed consumer holds,
  *		decides hint or push for new notifications (also at once when a
- *		notification commits, which wakes it).
+ *		notification commits, which wakes it), ends the terminal sessions
+ *		nobody else will end and prunes the terminal log.
  *
  * Each decision is made here once for the whole cluster, so no gateway
  * needs a timer that races another node's (DESIGN.md, "Where each decision
@@ -33,6 +34,8 @@ PGDLLEXPORT void bothy_maintenance_main(Datum arg);
 
 /* Notifications decided per transaction; more are taken at once after. */
 #define HINT_BATCH 500
+/* Terminal sessions ended per transaction; likewise. */
+#define TERMINAL_BATCH 500
 
 typedef struct MaintenanceTask
 {
@@ -47,6 +50,9 @@ static const MaintenanceTask tasks[] = {
 	{"agent offline", "SELECT bothy._agents_expire()", 0, false},
 	{"hold release", "SELECT bothy._holds_expire()", 0, false},
 	{"hint decision", "SELECT bothy._hints_decide(" CppAsString2(HINT_BATCH) ")", HINT_BATCH, true},
+	{"terminal session", "SELECT bothy._terminal_sessions_expire(" CppAsString2(TERMINAL_BATCH) ")",
+	TERMINAL_BATCH, false},
+	{"terminal log", "SELECT bothy._terminal_log_prune()", 0, false},
 };
 
 typedef enum WorkState
@@ -125,7 +131,11 @@ report_state(WorkState state)
 								 BOTHY_SCHEMA_VERSION)));
 			break;
 		case WORK_INCONSISTENT:
-			ereport(LOG, (errmsg("bothy maintenance is paused: bothy.presence_ttl must be more than twice bothy.presence_flush_interval")));
+			/* the presence rule's record is quoted by docs/operations.md */
+			if (!bothy_settings_consistent_in(DEBUG1, BOTHY_SETTINGS_PRESENCE))
+				ereport(LOG, (errmsg("bothy maintenance is paused: bothy.presence_ttl must be more than twice bothy.presence_flush_interval")));
+			else
+				ereport(LOG, (errmsg("bothy maintenance is paused: %s", bothy_settings_broken())));
 			break;
 		case WORK_UNKNOWN:
 			break;

@@ -33,7 +33,8 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
-                   test/unit/gateway/test_events test/unit/gateway/test_route
+                   test/unit/gateway/test_events test/unit/gateway/test_route \
+                   test/unit/gateway/test_tmodel
 
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
@@ -51,6 +52,10 @@ test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/c
 test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/sendq.c \
         src/gateway/core/sendq.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/sendq.c
+
+test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/terminal/model.c \
+        src/gateway/terminal/model.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/model.c
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h test/unit/unit.h
@@ -75,6 +80,7 @@ gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
                test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
-               test/unit/gateway/test_events test/unit/gateway/test_route
+               test/unit/gateway/test_events test/unit/gateway/test_route \
+               test/unit/gateway/test_tmodel
 
 .PHONY: gateway

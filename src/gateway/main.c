@@ -7,6 +7,8 @@
  *		core/      the loop, transport, HTTP, pool, listener, metrics: no route
  *		keys/      the key store and tokens, and their commands
  *		clients/   the gateway route: people's devices and agent consumers
+ *		terminal/  the terminal route: host services' control connections,
+ *		           both stream sides of each session, the terminal's REST
  *
  *			bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR
  *			bothy-gateway token person --person P --device D
@@ -24,6 +26,7 @@
 #include "core/server.h"
 #include "keys/cli_keys.h"
 #include "keys/node_keys.h"
+#include "terminal/route.h"
 
 static const char usage[] =
 "usage: bothy-gateway COMMAND [options]\n"
@@ -51,7 +54,8 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "serve") == 0)
 	{
 		/* the key store first: every route's init may need it */
-		if (!gw_route_register(&gw_keys_part) || !gw_route_register(&gw_clients_route))
+		if (!gw_route_register(&gw_keys_part) || !gw_route_register(&gw_clients_route) ||
+			!gw_route_register(&gw_terminal_route))
 		{
 			fprintf(stderr, "bothy-gateway: the routes' tables are full\n");
 			return 1;

@@ -28,7 +28,25 @@ GRANT EXECUTE ON FUNCTION
     bothy.thread_place(uuid),
     bothy.thread_audience(uuid, uuid[]),
     bothy.run_document(uuid),
-    bothy.agent_known(uuid)
+    bothy.agent_known(uuid),
+    bothy.terminal_host_pair(uuid, text, bytea),
+    bothy.terminal_host_duplicate(uuid),
+    bothy.terminal_host_states(uuid[]),
+    bothy.terminal_hosts_of(uuid),
+    bothy.terminal_host_sessions(uuid),
+    bothy.terminal_session_open(uuid, uuid, uuid),
+    bothy.terminal_session_attach(uuid, uuid, uuid),
+    bothy.terminal_session_recheck(uuid, uuid, boolean),
+    bothy.terminal_grant_use(uuid, uuid),
+    bothy.terminal_relay_expectation(uuid),
+    bothy.terminal_session_started(uuid, uuid),
+    bothy.terminal_session_detach(uuid, uuid),
+    bothy.terminal_session_activate(uuid, uuid),
+    bothy.terminal_session_open_timeout(uuid, uuid),
+    bothy.terminal_session_end(uuid, text, text),
+    bothy.terminal_session_close(uuid, uuid),
+    bothy.terminal_log_after(bigint, integer),
+    bothy.terminal_log_head()
 TO bothy_gateway;
 
 GRANT EXECUTE ON FUNCTION
@@ -42,7 +60,12 @@ GRANT EXECUTE ON FUNCTION
     bothy.run_changed(uuid, uuid, uuid, bigint, jsonb),
     bothy.notification_created(uuid, text, boolean, integer, uuid, uuid, uuid),
     bothy.agent_event_appended(uuid, text, jsonb),
-    bothy.push_claim(integer)
+    bothy.push_claim(integer),
+    bothy.terminal_host_register(uuid, text, boolean),
+    bothy.terminal_host_confirm(uuid, text),
+    bothy.terminal_host_disable(uuid),
+    bothy.terminal_host_repair(uuid),
+    bothy.terminal_fingerprint(bytea)
 TO bothy_app;
 
 -- Monitoring reads the counters through the server's own monitoring role,

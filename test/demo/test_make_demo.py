@@ -1,13 +1,17 @@
 """test/demo: `make demo` itself (demo/run), as a newcomer runs it: on a
-copy of the checkout (built already), with free ports, it prints the page's
-link and serves it through the edge with two ready nodes; Ctrl-C (SIGINT to
-its process group, as a terminal sends it) stops everything and leaves no
-process behind; a second run starts again from the same data (no second
-initdb, the seeded rows once, the run's versions going on).
+copy of the checkout (built already) inside a private directory (mode 0700,
+as `mktemp -d` makes it: the user postgres cannot reach the checkout), with
+free ports, it prints the page's link and serves it through the edge with
+two ready nodes; `demo/cluster kill a .demo` and `start a .demo`, as the
+page says; Ctrl-C (SIGINT to its process group, as a terminal sends it)
+stops everything and leaves no process and, as root, no runtime directory
+behind; a second run starts again from the same data (no second initdb,
+the seeded rows once, the run's versions going on).
 
 Run by test/run-all as the user that runs `make test` (root in CI, where
-demo/run runs the cluster as postgres, as it does for `make demo`).  The
-extension must be installed (run-all installs it): BOTHY_SKIP_INSTALL.
+demo/run runs the cluster as postgres from a runtime directory under
+/var/tmp, as it does for `make demo`).  The extension must be installed
+(run-all installs it): BOTHY_SKIP_INSTALL.
 """
 import http.client
 import json
@@ -35,13 +39,30 @@ def free_port():
         return s.getsockname()[1]
 
 
+def as_root():
+    return os.geteuid() == 0
+
+
+def runtime_of(copy):
+    """The runtime directory of a running make demo as root (demo/runtime):
+    .demo/runtime names it."""
+    with open(os.path.join(copy, ".demo", "runtime")) as f:
+        return f.read().strip()
+
+
+def cluster_dir(copy):
+    """Where the running cluster's data is: the runtime directory's as root,
+    .demo in the checkout otherwise."""
+    return os.path.join(runtime_of(copy), "cluster") if as_root() else os.path.join(copy, ".demo")
+
+
 @pytest.fixture(scope="module")
 def checkout():
-    """A copy of the built checkout under /tmp, where the user postgres can
-    read it (a checkout under /root could not be), mtimes kept so that
-    demo/run's make has nothing to do."""
+    """A copy of the built checkout, mtimes kept so that demo/run's make has
+    nothing to do, in a directory of mode 0700 like a clone made in a
+    `mktemp -d` folder or in /root: the user postgres cannot reach it."""
     base = tempfile.mkdtemp(prefix="bothy-demo-")
-    os.chmod(base, 0o755)
+    assert os.stat(base).st_mode & 0o777 == 0o700
     copy = os.path.join(base, "bothy")
     os.mkdir(copy)
     excluded = ["./.git", "./.demo", "./artifacts", "./test/browser/node_modules"]
@@ -49,15 +70,17 @@ def checkout():
                             stdout=subprocess.PIPE)
     subprocess.run(["tar", "-C", copy, "-xpf", "-"], stdin=pack.stdout, check=True)
     assert pack.wait() == 0
-    # tar gave the copy the checkout's own mode, 0700 in a mktemp clone
+    # the clone's own mode, as git clone makes it; its parent stays 0700
     os.chmod(copy, 0o755)
     ports = {name: str(free_port()) for name in
              ("BOTHY_DEMO_PGPORT", "BOTHY_DEMO_EDGE_PORT", "BOTHY_DEMO_NODE_A_PORT", "BOTHY_DEMO_NODE_B_PORT")}
     yield copy, ports
-    # whatever a failed test left running goes, then the copy
-    subprocess.run(["bash", "-c", 'if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi',
-                    "_", "demo/cluster", "down", os.path.join(copy, ".demo")],
-                   cwd=copy, env={**os.environ, **ports}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # whatever a failed test left running goes (as root, demo/cluster
+    # reaches the runtime directory), then the runtime directory and the copy
+    subprocess.run(["demo/cluster", "down", ".demo"], cwd=copy, env={**os.environ, **ports},
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if as_root() and os.path.exists(os.path.join(copy, ".demo", "runtime")):
+        shutil.rmtree(runtime_of(copy), ignore_errors=True)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -70,9 +93,13 @@ class Demo:
         self.lines = []
         env = {**os.environ, **ports, "BOTHY_SKIP_INSTALL": "1"}
         env.pop("BOTHY_GATEWAY", None)          # the copy's own, as make demo uses
+        # SIGINT as a terminal's shell leaves it for a job it starts: its
+        # default, even when this test runs with SIGINT ignored (a job
+        # started in the background by a shell without job control)
         self.proc = subprocess.Popen(["demo/run"], cwd=copy, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -114,9 +141,10 @@ def http_get(port, path):
         conn.close()
 
 
-def processes_of(copy):
-    """PIDs whose command line names the copy or whose working directory is
-    inside it: the cluster's PostgreSQL, nodes, edge and driver."""
+def processes_of(*places):
+    """PIDs whose command line names one of the places or whose working
+    directory is inside one: the cluster's PostgreSQL, nodes, edge and
+    driver."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -125,16 +153,15 @@ def processes_of(copy):
             cwd = os.readlink("/proc/%s/cwd" % pid)
         except OSError:
             continue                        # gone meanwhile, or not ours to read
-        if copy in cmdline or cwd == copy or cwd.startswith(copy + "/"):
+        if any(place in cmdline or cwd == place or cwd.startswith(place + "/") for place in places):
             found.append("%s: %s" % (pid, cmdline.strip()))
     return found
 
 
 def psql(copy, ports, sql):
-    cmd = ["psql", "-h", os.path.join(copy, ".demo", "pg"), "-p", ports["BOTHY_DEMO_PGPORT"],
+    # root reaches the socket's 0700 directory as it is
+    cmd = ["psql", "-h", os.path.join(cluster_dir(copy), "pg"), "-p", ports["BOTHY_DEMO_PGPORT"],
            "-d", "bothy_demo", "-U", "postgres", "-AtXqc", sql]
-    if os.geteuid() == 0:
-        cmd = ["runuser", "-u", "postgres", "--"] + cmd
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
@@ -175,12 +202,50 @@ def run_version_moves(copy, ports, above):
     return False
 
 
+def postgres_reaches(path):
+    return subprocess.run(["runuser", "-u", "postgres", "--", "test", "-r", path]).returncode == 0
+
+
+def node_cluster(copy, ports, *args):
+    """demo/cluster ARGS .demo from the copy, as the page tells the user."""
+    r = subprocess.run(["demo/cluster", *args, ".demo"], cwd=copy, env={**os.environ, **ports}, timeout=60,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 0, r.stdout
+
+
+def node_down(ports, name):
+    try:
+        status, _ = http_get(ports["BOTHY_DEMO_EDGE_PORT"], "/node/%s/status.json" % name)
+    except OSError:
+        return True
+    return status != 200
+
+
+def assert_cleaned(copy, runtime):
+    """Nothing left running; as root the runtime directory is gone and the
+    data is back in the copy's .demo."""
+    left = processes_of(copy, *([runtime] if runtime else []))
+    assert left == [], "left behind after Ctrl-C: %s" % left
+    if runtime:
+        assert not os.path.exists(runtime), "the runtime directory %s is left" % runtime
+        assert not os.path.exists(os.path.join(copy, ".demo", "runtime"))
+    assert os.path.isfile(os.path.join(copy, ".demo", "pg", "data", "PG_VERSION"))
+
+
 def test_make_demo_starts_stops_on_ctrl_c_and_starts_again_from_the_same_data(checkout):
     copy, ports = checkout
+    if as_root():
+        # the premise: the checkout is private, as a clone in /root is
+        assert not postgres_reaches(os.path.join(copy, "demo", "cluster"))
 
     first = Demo(copy, ports)
     assert_serving(ports, first.wait_for_link())
-    running = processes_of(copy)
+    runtime = None
+    if as_root():
+        runtime = runtime_of(copy)
+        assert runtime.startswith("/var/tmp/bothy-demo."), runtime
+        assert runtime in first.output          # the page's psql line and the logs name it
+    running = processes_of(copy, *([runtime] if runtime else []))
     # the scan below sees the cluster: PostgreSQL, both nodes, the edge, the driver
     assert all(any(what in p for p in running) for what in
                ("postgres", "bothy-gateway", "nginx", "driver.py")), running
@@ -190,18 +255,26 @@ def test_make_demo_starts_stops_on_ctrl_c_and_starts_again_from_the_same_data(ch
 
     assert first.ctrl_c() == 130, first.output
     assert "stopped; the data stays in" in first.output
-    left = processes_of(copy)
-    assert left == [], "left behind after Ctrl-C: %s" % left
+    assert_cleaned(copy, runtime)
 
     second = Demo(copy, ports)
     try:
         assert_serving(ports, second.wait_for_link())
+        runtime = runtime_of(copy) if as_root() else None
         after = data_facts(copy, ports)
         assert after["system_identifier"] == before["system_identifier"]    # no second initdb
         assert (after["runs"], after["members"]) == (before["runs"], before["members"])  # seeded once
         assert run_version_moves(copy, ports, before["run_version"])       # the run goes on
+        # step 4 of the page: a node killed and started again, from the checkout
+        assert "demo/cluster kill a .demo" in second.output
+        node_cluster(copy, ports, "kill", "a")
+        deadline = time.monotonic() + 10
+        while not node_down(ports, "a"):
+            assert time.monotonic() < deadline, "node a still answers after demo/cluster kill"
+            time.sleep(0.2)
+        node_cluster(copy, ports, "start", "a")
+        assert_serving(ports, second.lines[second.lines.index("  Open this link in a browser:") + 2].strip())
     finally:
         code = second.ctrl_c()
     assert code == 130, second.output
-    left = processes_of(copy)
-    assert left == [], "left behind after the second Ctrl-C: %s" % left
+    assert_cleaned(copy, runtime)

@@ -5,7 +5,7 @@
  * Properties checked on every input:
  *   - decoding never crashes, never reads past the input, and always fills
  *     the error with a log-safe member and a sentence that fits;
- *   - a payload that decodes OK encodes in at most 8000 bytes to a text
+ *   - a payload that decodes OK encodes in at most 7999 bytes to a text
  *     that decodes OK to the same signal, and re-encodes to the same bytes;
  *   - the input read as a signal struct either fails to encode or encodes
  *     to a payload that decodes OK to that signal (the encoder never
@@ -160,6 +160,8 @@ check_encoder(const uint8_t *data, size_t size)
 	next_uuid(&src, &sig.conn_id, v7);
 	sig.version = next_integer(&src, BOTHY_SIGNAL_VERSION_MAX);
 	sig.count = next_integer(&src, BOTHY_SIGNAL_COUNT_MAX);
+	sig.event = next_integer(&src, BOTHY_SIGNAL_VERSION_MAX);
+	sig.seq = next_integer(&src, BOTHY_SIGNAL_VERSION_MAX);
 	sig.state = (bothy_agent_state) (next_byte(&src) % (BOTHY_AGENT_STATE_COUNT + 1));
 	sig.billing_mode = (bothy_billing_mode) (next_byte(&src) % (BOTHY_BILLING_MODE_COUNT + 1));
 	sig.hint_kind = (bothy_hint_kind) (next_byte(&src) % (BOTHY_HINT_KIND_COUNT + 1));

@@ -120,14 +120,14 @@ def test_events_appended_while_the_listener_was_down_arrive_after_the_reconnect(
                    "INSERT INTO bothy.agent_events (agent, id, type, data) "
                    "SELECT agent, last_event, 'task.lost', '{}' FROM n RETURNING id", agent)[0][0]
         assert await c.before_ack() == []
-        reconciles = node.metric("bothy_gateway_route_reconciles_total")
+        reconciles = node.metric('bothy_gateway_route_reconciles_total{route="gateway"}')
         # the listener dies; an append commits right behind it
         killed, appended = w.q(
             "SELECT (SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
             "WHERE application_name = 'bothy-ephemeral'), "
             "bothy.agent_event_appended(%s, 'task.created', '{}')", agent)[0]
         got = [await c.event(EVENT, timeout=10) for _ in range(2)]
-        poll_until(lambda: node.metric("bothy_gateway_route_reconciles_total") == reconciles + 1,
+        poll_until(lambda: node.metric('bothy_gateway_route_reconciles_total{route="gateway"}') == reconciles + 1,
                    timeout=5, what="reconciled")
         rest = await c.before_ack()
         await c.close()

@@ -42,7 +42,7 @@ def test_listener_loss_one_record_reconnect_and_signals(gateways, keys, pg):
     poll_until(lambda: node.metric("bothy_gateway_listener_reconnects_total") == 1, timeout=5,
                what="listener reconnected")
     assert node.metric("bothy_gateway_listener_losses_total") == 1
-    assert node.metric("bothy_gateway_route_reconciles_total") == 1
+    assert node.metric('bothy_gateway_route_reconciles_total{route="gateway"}') == 1
     assert node.log.count("listener connection lost") == 1
     assert node.log.count("listener connection restored") == 1
     assert node.http("/readyz")[0] == 200

@@ -132,10 +132,10 @@ def test_a_binding_whose_signal_was_lost_is_found_by_the_reconciliation(gateways
         pg.query("UPDATE bothy.device_bindings SET gateway_session = gen_random_uuid(), "
                  "bind_id = bothy.uuidv7(), node = %s WHERE device = %s", FOREIGN_NODE, device)
         stays = await alive(ws)
-        reconciles = node.metric("bothy_gateway_route_reconciles_total")
+        reconciles = node.metric('bothy_gateway_route_reconciles_total{route="gateway"}')
         pg.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                  "WHERE application_name = 'bothy-ephemeral'")
-        poll_until(lambda: node.metric("bothy_gateway_route_reconciles_total") == reconciles + 1,
+        poll_until(lambda: node.metric('bothy_gateway_route_reconciles_total{route="gateway"}') == reconciles + 1,
                    timeout=5, what="reconciled")
         return stays, await closed_with(ws)
     assert run(go()) == (True, 4017)

@@ -2,7 +2,7 @@
 -- each role executes exactly its own functions and has no privilege on any
 -- table; a gateway login cannot read a table yet works through the API.
 BEGIN;
-SELECT plan(24);
+SELECT plan(33);
 
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_gateway'), false, 'bothy_gateway is a group role');
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_app'), false, 'bothy_app is a group role');
@@ -38,6 +38,24 @@ SELECT is(
         'bothy.run_start(uuid,uuid)',
         'bothy.settings()',
         'bothy.signal_check(text)',
+        'bothy.terminal_grant_use(uuid,uuid)',
+        'bothy.terminal_host_duplicate(uuid)',
+        'bothy.terminal_host_pair(uuid,text,bytea)',
+        'bothy.terminal_host_sessions(uuid)',
+        'bothy.terminal_host_states(uuid[])',
+        'bothy.terminal_hosts_of(uuid)',
+        'bothy.terminal_log_after(bigint,integer)',
+        'bothy.terminal_log_head()',
+        'bothy.terminal_relay_expectation(uuid)',
+        'bothy.terminal_session_activate(uuid,uuid)',
+        'bothy.terminal_session_attach(uuid,uuid,uuid)',
+        'bothy.terminal_session_close(uuid,uuid)',
+        'bothy.terminal_session_detach(uuid,uuid)',
+        'bothy.terminal_session_end(uuid,text,text)',
+        'bothy.terminal_session_open(uuid,uuid,uuid)',
+        'bothy.terminal_session_open_timeout(uuid,uuid)',
+        'bothy.terminal_session_recheck(uuid,uuid,boolean)',
+        'bothy.terminal_session_started(uuid,uuid)',
         'bothy.thread_audience(uuid,uuid[])',
         'bothy.thread_place(uuid)',
         'bothy.uuidv7()'],
@@ -57,6 +75,11 @@ SELECT is(
         'bothy.push_claim(integer)',
         'bothy.run_changed(uuid,uuid,uuid,bigint,jsonb)',
         'bothy.signal_check(text)',
+        'bothy.terminal_fingerprint(bytea)',
+        'bothy.terminal_host_confirm(uuid,text)',
+        'bothy.terminal_host_disable(uuid)',
+        'bothy.terminal_host_register(uuid,text,boolean)',
+        'bothy.terminal_host_repair(uuid)',
         'bothy.thread_put(uuid,uuid)',
         'bothy.uuidv7()'],
     'bothy_app executes exactly the application functions');
@@ -87,7 +110,17 @@ SELECT isnt(
     bothy.device_bind('01890a5d-ac96-774b-bcce-b302099a8057', 'a0000000-0000-4000-8000-000000000001',
                       'b0000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000001'),
     NULL, 'a gateway login binds a device through the API');
-SELECT is((SELECT count(*)::int FROM bothy.settings()), 9, 'a gateway login reads the settings');
+SELECT is((SELECT count(*)::int FROM bothy.settings()), 17, 'a gateway login reads the settings');
+SELECT throws_ok('SELECT * FROM bothy.terminal_hosts', '42501', NULL, 'a gateway login cannot read the terminal hosts');
+SELECT throws_ok('SELECT * FROM bothy.terminal_log', '42501', NULL, 'a gateway login cannot read the terminal log directly');
+SELECT throws_ok($$SELECT bothy.terminal_host_disable('01890a5d-ac96-7000-8000-00000000dead')$$, '42501', NULL,
+    'a gateway login cannot disable a host (an application call)');
+SELECT throws_ok($$SELECT bothy._terminal_sessions_expire(1)$$, '42501', NULL,
+    'a gateway login cannot run the worker''s terminal task');
+SELECT is((SELECT outcome FROM bothy.terminal_session_open('b0000000-0000-4000-8000-000000000009',
+              'd0000000-0000-4000-8000-000000000009', '01890a5d-ac96-7000-8000-00000000dead')),
+    'forbidden', 'a gateway login opens terminal sessions through the API');
+SELECT is(bothy.terminal_log_head(), 0::bigint, 'a gateway login reads the terminal log through the API');
 RESET ROLE;
 
 SET ROLE pgtap_app;
@@ -95,6 +128,11 @@ SELECT throws_ok('SELECT * FROM bothy.runs', '42501', NULL, 'an application logi
 SELECT throws_ok($$SELECT bothy.node_stop('01890a5d-ac96-774b-bcce-b302099a8057')$$, '42501', NULL,
     'an application login cannot call a gateway function');
 SELECT lives_ok($$SELECT bothy.place_put('c0000000-0000-4000-8000-000000000001')$$, 'an application login writes through the API');
+SELECT throws_ok('SELECT * FROM bothy.terminal_sessions', '42501', NULL, 'an application login cannot read the terminal sessions');
+SELECT throws_ok($$SELECT * FROM bothy.terminal_log_after(0)$$, '42501', NULL,
+    'an application login cannot read the terminal log (a gateway call)');
+SELECT is((SELECT count(*)::int FROM bothy.terminal_host_register('b0000000-0000-4000-8000-000000000009', 'pgtap')), 1,
+    'an application login registers a host through the API');
 RESET ROLE;
 
 CREATE ROLE pgtap_monitor LOGIN IN ROLE pg_monitor;

@@ -2,7 +2,7 @@
 -- SECURITY DEFINER with a pinned search_path, but for the four C functions
 -- that compute on their arguments and run as their caller.
 BEGIN;
-SELECT plan(10);
+SELECT plan(11);
 
 SELECT has_schema('bothy');
 
@@ -10,14 +10,15 @@ SELECT tables_are('bothy', ARRAY[
     'cluster_identity', 'gateway_nodes', 'gateway_presence', 'gateway_presence_nodes',
     'device_bindings', 'consumer_holds', 'agent_presence',
     'places', 'threads', 'memberships', 'agents', 'runs', 'notifications', 'agent_events',
-    'hints_pending', 'push_outbox']);
+    'hints_pending', 'push_outbox',
+    'terminal_hosts', 'terminal_sessions', 'terminal_log', 'terminal_log_pending', 'terminal_log_order']);
 
 SELECT is(
     ARRAY(SELECT c.relname::text FROM pg_class c
            WHERE c.relnamespace = 'bothy'::regnamespace AND c.relkind = 'r' AND c.relpersistence = 'u'
            ORDER BY 1),
-    ARRAY['gateway_presence', 'gateway_presence_nodes'],
-    'presence and its node markers are UNLOGGED, and nothing else is');
+    ARRAY['gateway_presence', 'gateway_presence_nodes', 'terminal_log_pending'],
+    'presence, its node markers and the terminal log''s uncommitted rows are UNLOGGED, and nothing else is');
 
 SELECT functions_are('bothy', ARRAY[
     'uuidv7', 'signal_check', 'publish', 'settings', '_presence_ttl',
@@ -30,7 +31,17 @@ SELECT functions_are('bothy', ARRAY[
     'place_put', 'thread_put', 'membership_added', 'membership_removed', 'agent_put',
     'run_changed', 'notification_created', 'agent_event_appended', 'push_claim',
     'metrics', '_metrics_add', '_maintenance_wake',
-    '_agents_expire', '_holds_expire', '_hint_decide', '_hints_decide']);
+    '_agents_expire', '_holds_expire', '_hint_decide', '_hints_decide',
+    '_terminal_open_timeout', '_terminal_heard', '_terminal_log_append', '_terminal_log_number',
+    '_terminal_stage', '_terminal_session_end', '_terminal_host_sessions_end', '_terminal_pairing_code',
+    '_terminal_code_hash', '_terminal_host_reset', '_terminal_host_lock', '_terminal_session_move',
+    '_terminal_sessions_expire', '_terminal_log_prune',
+    'terminal_fingerprint', 'terminal_host_register', 'terminal_host_confirm', 'terminal_host_disable',
+    'terminal_host_repair', 'terminal_host_pair', 'terminal_host_duplicate', 'terminal_host_states',
+    'terminal_hosts_of', 'terminal_session_open', 'terminal_session_attach', 'terminal_session_recheck',
+    'terminal_grant_use', 'terminal_relay_expectation', 'terminal_host_sessions', 'terminal_session_started',
+    'terminal_session_detach', 'terminal_session_activate', 'terminal_session_open_timeout',
+    'terminal_session_end', 'terminal_session_close', 'terminal_log_after', 'terminal_log_head']);
 
 SELECT is(
     ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
@@ -67,8 +78,15 @@ SELECT is(
            JOIN pg_class c ON c.oid = t.oid WHERE e.extname = 'bothy' ORDER BY 1),
     ARRAY['agent_events', 'agent_presence', 'agents', 'consumer_holds',
           'device_bindings', 'hints_pending', 'memberships', 'notifications', 'places',
-          'push_outbox', 'runs', 'threads'],
+          'push_outbox', 'runs', 'terminal_hosts', 'terminal_log', 'terminal_log_seq',
+          'terminal_sessions', 'threads'],
     'pg_dump keeps the logged state (not presence, node registrations or the cluster node ID)');
+
+SELECT is(
+    (SELECT string_agg(t.tgname || ' ' || t.tgdeferrable::text || ' ' || t.tginitdeferred::text, ', ')
+       FROM pg_trigger t WHERE t.tgrelid = 'bothy.terminal_log_pending'::regclass),
+    'terminal_log_number true true',
+    'terminal log rows are numbered by a trigger deferred to the commit');
 
 SELECT * FROM finish();
 ROLLBACK;

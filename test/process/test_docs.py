@@ -43,5 +43,6 @@ def test_every_signal_kind_is_documented_in_signals_md():
     text = doc("signals.md")
     kinds = ["gateway.typing", "gateway.run", "gateway.agent_presence", "gateway.device",
              "gateway.consumer", "gateway.hint", "terminal.session_open", "terminal.host_close",
-             "terminal.host_present", "terminal.host_gone", "terminal.session_paired"]
+             "terminal.host_present", "terminal.host_gone", "terminal.session_paired",
+             "terminal.log"]
     assert [k for k in kinds if "`%s`" % k not in text] == []

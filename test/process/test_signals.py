@@ -6,6 +6,9 @@ commit order, so the sentinel arriving first proves the operation sent none.
 """
 import json
 
+import psycopg2
+import pytest
+
 from conftest import NODE_A, new_id
 from test_presence import FLUSH
 
@@ -138,3 +141,39 @@ def test_a_whole_signal_is_published_in_the_codecs_own_encoding(multi, listener_
                           separators=(",", ":"))
     assert listener.next() == compact(loose)
     assert listener.next() == compact(other)
+
+
+def padded(signal, size):
+    """A valid signal padded with spaces inside its object to exactly size bytes."""
+    assert signal.endswith("}") and len(signal) < size
+    return signal[:-1] + " " * (size - len(signal)) + "}"
+
+
+def test_the_codecs_largest_signal_passes_notify_and_one_byte_more_fails_both(multi, listener_of):
+    """D-M2-47-19: the codec's limit is the one NOTIFY enforces.  A signal of
+    exactly the codec's largest size crosses a real NOTIFY whole and decodes
+    where it arrives; one byte more is refused by NOTIFY and, at the
+    producer, by the codec with its documented error."""
+    listener = listener_of(multi)
+    host = new_id()
+    largest = padded(json.dumps({"kind": "terminal.host_close", "host_id": host}), 7999)
+    assert len(largest.encode()) == 7999
+    with multi.connect() as conn:
+        call(conn, "SELECT pg_notify('ephemeral', %s)", largest)
+    arrived = listener.next()
+    assert arrived == largest
+    assert multi.query("SELECT bothy.signal_check(%s)", arrived) == [("terminal.host_close",)]
+
+    too_long = largest[:-1] + " }"
+    assert len(too_long.encode()) == 8000
+    with pytest.raises(psycopg2.errors.InvalidParameterValue, match="payload string too long"):
+        multi.query("SELECT pg_notify('ephemeral', %s)", too_long)
+    with pytest.raises(psycopg2.errors.InvalidParameterValue,
+                       match="malformed signal: payload is longer than 7999 bytes"):
+        multi.query("SELECT bothy.publish(%s::text)", too_long)
+
+    # the largest whole signal is staged and sent, in the codec's compact form
+    with multi.connect() as conn:
+        call(conn, "SELECT bothy.publish(%s::text)", largest)
+    assert listener.next() == json.dumps({"kind": "terminal.host_close", "host_id": host},
+                                         separators=(",", ":"))

@@ -155,6 +155,15 @@ static const signal_example signal_examples[] = {
 		{{"node", NODE}, {"agent", U2}, {"event", "9007199254740991"}},
 	OPEN("gateway.agent_event") KVS("node", NODE) KVS("agent", U2)
 		KV("event", "9007199254740991") CLOSE},
+	{"terminal.log", BOTHY_KIND_TERMINAL_LOG, 0,
+		{{"seq", "42"}},
+	OPEN("terminal.log") KV("seq", "42") CLOSE},
+	{"terminal.log at 0", BOTHY_KIND_TERMINAL_LOG, 0,
+		{{"seq", "0"}},
+	OPEN("terminal.log") KV("seq", "0") CLOSE},
+	{"terminal.log at the largest number", BOTHY_KIND_TERMINAL_LOG, 0,
+		{{"seq", "9007199254740991"}},
+	OPEN("terminal.log") KV("seq", "9007199254740991") CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -499,6 +508,20 @@ static const decode_case decode_cases[] = {
 		KV("quiet", "true") KV("count", "2147483648") CLOSE, OUT_OF_RANGE, "count"),
 	BAD("count negative", OPEN("gateway.hint") HINT_M KVS("hint_kind", "run")
 		KV("quiet", "true") KV("count", "-1") CLOSE, OUT_OF_RANGE, "count"),
+	BAD("seq 2^53", OPEN("terminal.log") KV("seq", "9007199254740992") CLOSE,
+		OUT_OF_RANGE, "seq"),
+	BAD("seq negative", OPEN("terminal.log") KV("seq", "-1") CLOSE, OUT_OF_RANGE, "seq"),
+	BAD("seq a string", OPEN("terminal.log") KVS("seq", "42") CLOSE, NOT_INTEGER, "seq"),
+	BAD("seq with a zero fraction", OPEN("terminal.log") KV("seq", "42.0") CLOSE,
+		NOT_INTEGER, "seq"),
+	BAD("seq null", OPEN("terminal.log") KV("seq", "null") CLOSE, NOT_INTEGER, "seq"),
+	BAD("seq missing", "{\"kind\":\"terminal.log\"}", MISSING_MEMBER, "seq"),
+	BAD("duplicate seq", OPEN("terminal.log") KV("seq", "1") KV("seq", "2") CLOSE,
+		DUPLICATE_MEMBER, "seq"),
+	BAD("node on terminal.log", OPEN("terminal.log") KV("seq", "1") KVS("node", NODE) CLOSE,
+		UNKNOWN_MEMBER, "node"),
+	BAD("seq on another kind", OPEN("terminal.host_close") KVS("host_id", U1) KV("seq", "1") CLOSE,
+		UNKNOWN_MEMBER, "seq"),
 
 	/* not_boolean */
 	BAD("quiet a string", OPEN("gateway.hint") HINT_M KVS("hint_kind", "run")

@@ -59,6 +59,8 @@ bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 		case BOTHY_KIND_TERMINAL_HOST_PRESENT:
 		case BOTHY_KIND_TERMINAL_HOST_GONE:
 			return BOTHY_EQ_ID(host_id) && BOTHY_EQ_ID(conn_id);
+		case BOTHY_KIND_TERMINAL_LOG:
+			return a->seq == b->seq;
 		case BOTHY_KIND_NONE:
 		case BOTHY_KIND_COUNT:
 			break;

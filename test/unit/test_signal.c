@@ -67,6 +67,8 @@ set_field(bothy_signal *sig, const char *name, const char *value)
 		sig->event = strtoll(value, NULL, 10);
 	else if (strcmp(name, "count") == 0)
 		sig->count = strtoll(value, NULL, 10);
+	else if (strcmp(name, "seq") == 0)
+		sig->seq = strtoll(value, NULL, 10);
 	else if (strcmp(name, "quiet") == 0)
 		sig->quiet = strcmp(value, "true") == 0;
 	else if (strcmp(name, "state") == 0)
@@ -233,14 +235,16 @@ test_lengths(void)
 	char	   *junk = malloc(BOTHY_SIGNAL_MAX_BYTES + 1);
 	bothy_decode_error err;
 
-	check_length(typing, 8000, BOTHY_DECODE_OK, BOTHY_REASON_NONE,
-				 "length: 8000 bytes is accepted");
-	check_length(typing, 8001, BOTHY_DECODE_MALFORMED, BOTHY_REASON_TOO_LONG,
-				 "length: 8001 bytes is too_long");
-	check_length("{\"kind\":\"other.x\"}", 8000, BOTHY_DECODE_IGNORED, BOTHY_REASON_NONE,
-				 "length: a foreign payload of 8000 bytes is ignored");
-	check_length("{\"kind\":\"other.x\"}", 8001, BOTHY_DECODE_MALFORMED, BOTHY_REASON_TOO_LONG,
-				 "length: a foreign payload of 8001 bytes is too_long");
+	/* NOTIFY refuses 8000 bytes and more (D-M2-47-19): so does the codec */
+	UNIT_OK(BOTHY_SIGNAL_MAX_BYTES == 7999, "length: the limit is 7999 bytes, NOTIFY's");
+	check_length(typing, 7999, BOTHY_DECODE_OK, BOTHY_REASON_NONE,
+				 "length: 7999 bytes is accepted");
+	check_length(typing, 8000, BOTHY_DECODE_MALFORMED, BOTHY_REASON_TOO_LONG,
+				 "length: 8000 bytes is too_long");
+	check_length("{\"kind\":\"other.x\"}", 7999, BOTHY_DECODE_IGNORED, BOTHY_REASON_NONE,
+				 "length: a foreign payload of 7999 bytes is ignored");
+	check_length("{\"kind\":\"other.x\"}", 8000, BOTHY_DECODE_MALFORMED, BOTHY_REASON_TOO_LONG,
+				 "length: a foreign payload of 8000 bytes is too_long");
 
 	if (junk == NULL)
 		exit(2);
@@ -250,7 +254,7 @@ test_lengths(void)
 			"precedence: too_long before not_json");
 	UNIT_OK(bothy_signal_decode(junk, BOTHY_SIGNAL_MAX_BYTES, NULL, &err) ==
 			BOTHY_DECODE_MALFORMED && err.reason == BOTHY_REASON_NOT_JSON,
-			"length: 8000 bytes of deep nesting is not_json, without a deep stack");
+			"length: 7999 bytes of deep nesting is not_json, without a deep stack");
 	free(junk);
 
 	UNIT_OK(bothy_signal_decode(NULL, 0, NULL, &err) == BOTHY_DECODE_MALFORMED &&
@@ -347,11 +351,29 @@ conn_not_v7(bothy_signal *s)
 {
 	s->conn_id.b[6] = 0x80;
 }
+static void
+seq_negative(bothy_signal *s)
+{
+	s->seq = -1;
+}
+static void
+seq_too_big(bothy_signal *s)
+{
+	s->seq = BOTHY_SIGNAL_VERSION_MAX + 1;
+}
+static void
+event_too_big(bothy_signal *s)
+{
+	s->event = BOTHY_SIGNAL_VERSION_MAX + 1;
+}
 
 static void
 test_encode_invalid(void)
 {
-	/* Example indexes: 0 typing, 1 run, 5 presence+billing, 9 device, 11 hint, 19 host_present. */
+	/*
+	 * Example indexes: 0 typing, 1 run, 5 presence+billing, 9 device, 11 hint,
+	 * 19 host_present, 22 agent_event, 24 terminal.log.
+	 */
 	static const invalid_case cases[] = {
 		{"kind NONE", 0, kind_none},
 		{"kind COUNT", 0, kind_count},
@@ -369,6 +391,9 @@ test_encode_invalid(void)
 		{"node not a UUIDv7", 0, node_not_v7},
 		{"bind_id not a UUIDv7", 9, bind_not_v7},
 		{"conn_id not a UUIDv7", 19, conn_not_v7},
+		{"event above 2^53 - 1", 22, event_too_big},
+		{"seq negative", 24, seq_negative},
+		{"seq above 2^53 - 1", 24, seq_too_big},
 	};
 	size_t		i;
 	bothy_signal sig;
@@ -467,6 +492,7 @@ test_names(void)
 		"gateway.consumer", "gateway.hint", "gateway.agent_event", "terminal.session_open",
 		"terminal.host_close",
 		"terminal.host_present", "terminal.host_gone", "terminal.session_paired",
+		"terminal.log",
 	};
 	static const char *const reasons[BOTHY_REASON_COUNT] = {
 		"none", "too_long", "not_json", "not_object", "no_kind", "kind_not_string",
@@ -517,7 +543,7 @@ test_describe(void)
 {
 	static const describe_case cases[] = {
 		{BOTHY_REASON_NONE, "", "no error"},
-		{BOTHY_REASON_TOO_LONG, "", "payload is longer than 8000 bytes"},
+		{BOTHY_REASON_TOO_LONG, "", "payload is longer than 7999 bytes"},
 		{BOTHY_REASON_NOT_JSON, "", "payload is not valid JSON"},
 		{BOTHY_REASON_NOT_OBJECT, "", "payload is not a JSON object"},
 		{BOTHY_REASON_NO_KIND, "kind", "payload has no member \"kind\""},
@@ -534,6 +560,8 @@ test_describe(void)
 		{BOTHY_REASON_OUT_OF_RANGE, "version",
 		"member \"version\" is out of range (0 to 9007199254740991)"},
 		{BOTHY_REASON_OUT_OF_RANGE, "count", "member \"count\" is out of range (0 to 2147483647)"},
+		{BOTHY_REASON_OUT_OF_RANGE, "seq", "member \"seq\" is out of range (0 to 9007199254740991)"},
+		{BOTHY_REASON_OUT_OF_RANGE, "event", "member \"event\" is out of range (0 to 9007199254740991)"},
 		{BOTHY_REASON_OUT_OF_RANGE, "other", "member \"other\" is out of range"},
 		{BOTHY_REASON_NOT_BOOLEAN, "quiet", "member \"quiet\" is not a boolean"},
 		{BOTHY_REASON_COUNT, "", "unknown reason"},

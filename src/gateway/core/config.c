@@ -416,10 +416,12 @@ typedef struct cluster_field
 	const char *name;
 	long		min;
 	long		max;
+	bool		count;			/* no unit; else milliseconds */
 	size_t		offset;
 } cluster_field;
 
-#define FIELD(n, lo, hi) {#n, lo, hi, offsetof(gw_cluster, n)}
+#define FIELD(n, lo, hi) {#n, lo, hi, false, offsetof(gw_cluster, n)}
+#define COUNT(n, lo, hi) {#n, lo, hi, true, offsetof(gw_cluster, n)}
 static const cluster_field cluster_fields[] = {
 	FIELD(presence_flush_interval, 100, 60000),
 	FIELD(presence_ttl, 1000, 600000),
@@ -429,8 +431,17 @@ static const cluster_field cluster_fields[] = {
 	FIELD(listen_reconnect_backoff_cap, 100, 300000),
 	FIELD(signing_key_cache_ttl, 1000, 3600000),
 	FIELD(consumer_lease, 3000, 3600000),
+	COUNT(terminal_fingerprint_max_attempts, 1, 100),
+	FIELD(terminal_host_duplicate_probe_timeout, 100, 60000),
+	FIELD(terminal_host_heartbeat_interval, 1000, 600000),
+	COUNT(terminal_host_heartbeat_miss_limit, 1, 100),
+	FIELD(terminal_idle_grace, 1000, 600000),
+	FIELD(terminal_idle_timeout, 60000, 86400000),
+	FIELD(terminal_log_poll_interval, 100, 60000),
+	FIELD(terminal_open_timeout, 1000, 600000),
 };
 #undef FIELD
+#undef COUNT
 #define N_FIELDS (sizeof(cluster_fields) / sizeof(cluster_fields[0]))
 #define SEEN_MODE (1u << N_FIELDS)
 
@@ -467,10 +478,11 @@ gw_cluster_apply(gw_cluster *c, const char *name, const char *setting,
 
 		if (strcmp(name, f->name) != 0)
 			continue;
-		if (unit == NULL || strcmp(unit, "ms") != 0 ||
+		if ((f->count ? unit != NULL && *unit != '\0' : unit == NULL || strcmp(unit, "ms") != 0) ||
 			!gw_parse_int(setting, f->min, f->max, &v))
 		{
-			snprintf(err, errlen, "bothy.%s must be from %ld to %ld ms", f->name, f->min, f->max);
+			snprintf(err, errlen, "bothy.%s must be from %ld to %ld%s", f->name, f->min, f->max,
+					 f->count ? "" : " ms");
 			return false;
 		}
 		*(int64_t *) ((char *) c + f->offset) = v;
@@ -500,6 +512,19 @@ gw_cluster_check(const gw_cluster *c, char *err, size_t errlen)
 	{
 		snprintf(err, errlen,
 				 "bothy.presence_ttl must be more than twice bothy.presence_flush_interval");
+		return false;
+	}
+	/* the database's rules across the terminal's settings (settings.c there) */
+	if (c->terminal_open_timeout <= 2 * c->terminal_host_duplicate_probe_timeout)
+	{
+		snprintf(err, errlen, "bothy.terminal_open_timeout must be more than twice "
+				 "bothy.terminal_host_duplicate_probe_timeout");
+		return false;
+	}
+	if (c->terminal_open_timeout <= 2 * c->terminal_log_poll_interval)
+	{
+		snprintf(err, errlen, "bothy.terminal_open_timeout must be more than twice "
+				 "bothy.terminal_log_poll_interval");
 		return false;
 	}
 	return true;

@@ -64,7 +64,7 @@ bool		gw_parse_int(const char *s, long min, long max, long *out);
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
 bool		gw_parse_listen(const char *s, char *host, size_t hostlen, int *port);
 
-/* The cluster settings of bothy.settings(), in milliseconds. */
+/* The cluster settings of bothy.settings(): durations in milliseconds. */
 typedef struct gw_cluster
 {
 	bool		multi;			/* cluster_mode */
@@ -76,6 +76,15 @@ typedef struct gw_cluster
 	int64_t		listen_reconnect_backoff_cap;
 	int64_t		signing_key_cache_ttl;
 	int64_t		consumer_lease;
+	/* the terminal's (TERMINAL.md, docs/configuration.md) */
+	int64_t		terminal_open_timeout;
+	int64_t		terminal_host_heartbeat_interval;
+	int64_t		terminal_host_heartbeat_miss_limit;	/* a count */
+	int64_t		terminal_host_duplicate_probe_timeout;
+	int64_t		terminal_idle_timeout;
+	int64_t		terminal_idle_grace;
+	int64_t		terminal_fingerprint_max_attempts;	/* a count */
+	int64_t		terminal_log_poll_interval;
 	unsigned	seen;			/* one bit per setting read */
 } gw_cluster;
 

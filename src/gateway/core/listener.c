@@ -64,7 +64,7 @@ listen_done(gw_listener *l, bool ok)
 	for (i = 0; i < gw_route_count(); i++)
 		if (gw_route_at(i)->reconcile != NULL)
 		{
-			gw_stats.route_reconciles++;
+			gw_stats.route_reconciles[i]++;
 			gw_route_at(i)->reconcile();
 		}
 }

@@ -176,9 +176,12 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	gw_metrics_counter(&b, "bothy_gateway_listener_reconnects_total",
 					   "LISTEN ephemeral succeeded again after a loss.",
 					   gw_stats.listener_reconnects);
-	gw_metrics_counter(&b, "bothy_gateway_route_reconciles_total",
-					   "Reconciliations run by the listener's routes after a reconnect.",
-					   gw_stats.route_reconciles);
+	gw_metrics_header(&b, "bothy_gateway_route_reconciles_total", "counter",
+					  "Reconciliations run by the listener's routes after a reconnect, by route.");
+	for (i = 0; i < gw_route_count(); i++)
+		if (gw_route_at(i)->reconcile != NULL)
+			gw_metrics_put(&b, "bothy_gateway_route_reconciles_total{route=\"%s\"} %llu\n",
+						   gw_route_at(i)->name, (unsigned long long) gw_stats.route_reconciles[i]);
 
 	gw_metrics_header(&b, "bothy_gateway_signals_received_total", "counter",
 					  "Signals decoded from other producers, by kind.");

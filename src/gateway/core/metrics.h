@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/route.h"
 #include "signal.h"
 
 typedef enum gw_db_result
@@ -45,7 +46,7 @@ typedef struct gw_metrics
 	uint64_t	listener_losses;
 	uint64_t	listener_reconnects;
 	int			listener_up;	/* 1 while LISTEN ephemeral holds */
-	uint64_t	route_reconciles;
+	uint64_t	route_reconciles[GW_MAX_ROUTES];	/* by registration index */
 	uint64_t	signals_received[BOTHY_KIND_COUNT];	/* decoded, by kind */
 	uint64_t	signals_own;	/* this node's own signals, ignored */
 	uint64_t	signals_ignored;	/* kinds outside gateway. and terminal. */

@@ -11,6 +11,7 @@
  *		{"kind":"agent","agent":U,"exp":N}
  *		{"kind":"resume","session":U,"person":U,"device":U,"exp":N}
  *		{"kind":"resume","session":U,"agent":U,"exp":N}
+ *		{"kind":"terminal","session":U,"grant":U,"person":U,"device":U,"exp":N}
  * Verification checks the signature before it parses anything in the
  * payload, and then accepts only the exact bytes this file would write for
  * the values read: no other member, order, spacing, escape or spelling of
@@ -30,7 +31,7 @@
 #define SIG_BYTES 64
 /* The longest payload is under 200 bytes; this leaves room and a bound */
 #define PAYLOAD_MAX 512
-#define UUID_MEMBERS_MAX 3
+#define UUID_MEMBERS_MAX 4
 
 /*
  * Retirement must outlast every token a retiring key can still have signed:
@@ -51,6 +52,8 @@ kind_name(bothy_token_kind kind)
 			return "agent";
 		case BOTHY_TOKEN_RESUME:
 			return "resume";
+		case BOTHY_TOKEN_TERMINAL:
+			return "terminal";
 	}
 	return NULL;
 }
@@ -61,7 +64,7 @@ kind_from_name(const char *name, size_t len)
 {
 	bothy_token_kind k;
 
-	for (k = BOTHY_TOKEN_PERSON_DEVICE; k <= BOTHY_TOKEN_RESUME; k++)
+	for (k = BOTHY_TOKEN_PERSON_DEVICE; k <= BOTHY_TOKEN_TERMINAL; k++)
 		if (strlen(kind_name(k)) == len && memcmp(kind_name(k), name, len) == 0)
 			return k;
 	return (bothy_token_kind) 0;
@@ -74,10 +77,15 @@ uuid_members(bothy_token *t, const char *name[UUID_MEMBERS_MAX],
 {
 	int			n = 0;
 
-	if (t->kind == BOTHY_TOKEN_RESUME)
+	if (t->kind == BOTHY_TOKEN_RESUME || t->kind == BOTHY_TOKEN_TERMINAL)
 	{
 		name[n] = "session";
 		val[n++] = &t->session;
+	}
+	if (t->kind == BOTHY_TOKEN_TERMINAL)
+	{
+		name[n] = "grant";
+		val[n++] = &t->grant;
 	}
 	if (t->kind == BOTHY_TOKEN_AGENT || (t->kind == BOTHY_TOKEN_RESUME && t->is_agent))
 	{
@@ -324,6 +332,27 @@ bothy_token_mint_resume(const bothy_keystore *ks, const bothy_token *who,
 	r.session = *session;
 	r.expires_at = now + BOTHY_TOKEN_RESUME_TTL;
 	return bothy_token_sign(ks, &r, out, outlen);
+}
+
+bool
+bothy_token_mint_terminal(const bothy_keystore *ks, const bothy_uuid *session,
+						  const bothy_uuid *grant, const bothy_uuid *person,
+						  const bothy_uuid *device, int64_t expires_at, char *out, size_t outlen)
+{
+	bothy_token t;
+
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+	if (session == NULL || grant == NULL || person == NULL || device == NULL)
+		return false;
+	memset(&t, 0, sizeof t);
+	t.kind = BOTHY_TOKEN_TERMINAL;
+	t.session = *session;
+	t.grant = *grant;
+	t.person = *person;
+	t.device = *device;
+	t.expires_at = expires_at;
+	return bothy_token_sign(ks, &t, out, outlen);
 }
 
 const char *

@@ -1,7 +1,8 @@
 /*
  * keys/token.h
- *		The gateway's tokens: a person-device token, an agent token and the
- *		resume token a node hands out in "ready".  Each carries its kind, its
+ *		The gateway's tokens: a person-device token, an agent token, the
+ *		resume token a node hands out in "ready" and the single-use terminal
+ *		session token of a device stream.  Each carries its kind, its
  *		subject, the key ID that signed it and an expiry, and is signed with
  *		Ed25519 by the key store (keystore.h).
  *
@@ -29,17 +30,19 @@ typedef enum bothy_token_kind
 {
 	BOTHY_TOKEN_PERSON_DEVICE = 1,	/* identify: a person on one device */
 	BOTHY_TOKEN_AGENT,				/* identify: an agent consumer */
-	BOTHY_TOKEN_RESUME				/* resume: a gateway session, of a person device or an agent */
+	BOTHY_TOKEN_RESUME,				/* resume: a gateway session, of a person device or an agent */
+	BOTHY_TOKEN_TERMINAL			/* a device stream: one grant of a terminal session */
 } bothy_token_kind;
 
 typedef struct bothy_token
 {
 	bothy_token_kind kind;
 	bool		is_agent;		/* RESUME: true when the session is an agent's */
-	bothy_uuid	person;			/* PERSON_DEVICE, RESUME of a person */
-	bothy_uuid	device;			/* PERSON_DEVICE, RESUME of a person */
+	bothy_uuid	person;			/* PERSON_DEVICE, RESUME of a person, TERMINAL */
+	bothy_uuid	device;			/* PERSON_DEVICE, RESUME of a person, TERMINAL */
 	bothy_uuid	agent;			/* AGENT, RESUME of an agent */
-	bothy_uuid	session;		/* RESUME: the gateway session resumed */
+	bothy_uuid	session;		/* RESUME: the gateway session; TERMINAL: the terminal session */
+	bothy_uuid	grant;			/* TERMINAL: the grant (jti) the token is for */
 	int64_t		expires_at;		/* Unix seconds */
 	char		key_id[BOTHY_KEY_ID_MAX + 1];	/* set by sign and verify */
 } bothy_token;
@@ -104,5 +107,18 @@ const char *bothy_token_result_name(bothy_token_result r);
 bool		bothy_token_mint_resume(const bothy_keystore *ks, const bothy_token *who,
 									const bothy_uuid *session, int64_t now,
 									char *out, size_t outlen);
+
+/*
+ * Mints the terminal session token of one grant (the REST answer of an open
+ * or attach): kind TERMINAL with the session, its grant, the person and the
+ * device, expiring at expires_at (Unix seconds: the grant's expiry), signed
+ * like bothy_token_sign.  Single use is the database's: the stream that
+ * presents it uses the grant once (bothy.terminal_grant_use).  False when
+ * expires_at is out of range or out is too small.
+ */
+bool		bothy_token_mint_terminal(const bothy_keystore *ks, const bothy_uuid *session,
+									  const bothy_uuid *grant, const bothy_uuid *person,
+									  const bothy_uuid *device, int64_t expires_at,
+									  char *out, size_t outlen);
 
 #endif							/* BOTHY_GATEWAY_TOKEN_H */

@@ -438,10 +438,12 @@ typedef struct setting
 	const char *name;
 	long		min;
 	long		max;
+	bool		count;			/* no unit; else ms */
 	size_t		offset;
 } setting;
 
-#define SET(n, lo, hi) {#n, lo, hi, offsetof(gw_cluster, n)}
+#define SET(n, lo, hi) {#n, lo, hi, false, offsetof(gw_cluster, n)}
+#define COUNT(n, lo, hi) {#n, lo, hi, true, offsetof(gw_cluster, n)}
 /* The ranges of docs/configuration.md, written here independently of config.c. */
 static const setting settings[] = {
 	SET(presence_flush_interval, 100, 60000),
@@ -452,8 +454,27 @@ static const setting settings[] = {
 	SET(listen_reconnect_backoff_cap, 100, 300000),
 	SET(signing_key_cache_ttl, 1000, 3600000),
 	SET(consumer_lease, 3000, 3600000),
+	COUNT(terminal_fingerprint_max_attempts, 1, 100),
+	SET(terminal_host_duplicate_probe_timeout, 100, 60000),
+	SET(terminal_host_heartbeat_interval, 1000, 600000),
+	COUNT(terminal_host_heartbeat_miss_limit, 1, 100),
+	SET(terminal_idle_grace, 1000, 600000),
+	SET(terminal_idle_timeout, 60000, 86400000),
+	SET(terminal_log_poll_interval, 100, 60000),
+	SET(terminal_open_timeout, 1000, 600000),
 };
 #undef SET
+#undef COUNT
+
+/* The unit bothy.settings() gives a row: none for a count and the mode. */
+static const char *
+unit_of(const char *name)
+{
+	for (size_t i = 0; i < N_ELEMS(settings); i++)
+		if (strcmp(settings[i].name, name) == 0)
+			return settings[i].count ? NULL : "ms";
+	return NULL;
+}
 
 static int64_t
 field(const gw_cluster *c, const setting *s)
@@ -472,6 +493,14 @@ static const char *const default_rows[][2] = {
 	{"listen_reconnect_backoff_cap", "5000"},
 	{"signing_key_cache_ttl", "30000"},
 	{"consumer_lease", "30000"},
+	{"terminal_fingerprint_max_attempts", "5"},
+	{"terminal_host_duplicate_probe_timeout", "5000"},
+	{"terminal_host_heartbeat_interval", "15000"},
+	{"terminal_host_heartbeat_miss_limit", "3"},
+	{"terminal_idle_grace", "30000"},
+	{"terminal_idle_timeout", "1800000"},
+	{"terminal_log_poll_interval", "1000"},
+	{"terminal_open_timeout", "30000"},
 };
 
 /* Applies every default row but skip (NULL: all); true when all applied. */
@@ -489,9 +518,7 @@ apply_defaults(gw_cluster *c, const char *skip)
 
 		if (skip != NULL && strcmp(name, skip) == 0)
 			continue;
-		ok = ok && gw_cluster_apply(c, name, default_rows[i][1],
-									strcmp(name, "cluster_mode") == 0 ? NULL : "ms",
-									err, sizeof(err));
+		ok = ok && gw_cluster_apply(c, name, default_rows[i][1], unit_of(name), err, sizeof(err));
 	}
 	return ok;
 }
@@ -507,6 +534,8 @@ test_cluster_settings(void)
 	for (i = 0; i < N_ELEMS(settings); i++)
 	{
 		const setting *s = &settings[i];
+		const char *unit = s->count ? NULL : "ms";
+		const char *other = s->count ? "ms" : NULL;
 		char		lo[32],
 					hi[32],
 					below[32],
@@ -518,33 +547,37 @@ test_cluster_settings(void)
 		snprintf(hi, sizeof(hi), "%ld", s->max);
 		snprintf(below, sizeof(below), "%ld", s->min - 1);
 		snprintf(above, sizeof(above), "%ld", s->max + 1);
-		snprintf(want, sizeof(want), "bothy.%s must be from %ld to %ld ms", s->name, s->min, s->max);
+		snprintf(want, sizeof(want), "bothy.%s must be from %ld to %ld%s", s->name, s->min, s->max,
+				 s->count ? "" : " ms");
 
 		gw_cluster_init(&c);
-		pass = unit_case(gw_cluster_apply(&c, s->name, lo, "ms", err, sizeof(err)) &&
+		pass = unit_case(gw_cluster_apply(&c, s->name, lo, unit, err, sizeof(err)) &&
 						 field(&c, s) == s->min && c.seen == (1u << i), "min taken, only its bit seen");
-		pass = unit_case(gw_cluster_apply(&c, s->name, hi, "ms", err, sizeof(err)) &&
+		pass = unit_case(gw_cluster_apply(&c, s->name, hi, unit, err, sizeof(err)) &&
 						 field(&c, s) == s->max, "max taken") && pass;
 
 		err[0] = '\0';
-		pass = unit_case(!gw_cluster_apply(&c, s->name, below, "ms", err, sizeof(err)) &&
+		pass = unit_case(!gw_cluster_apply(&c, s->name, below, unit, err, sizeof(err)) &&
 						 strcmp(err, want) == 0 && field(&c, s) == s->max,
 						 "min - 1 refused naming the setting, value kept") && pass;
 		err[0] = '\0';
-		pass = unit_case(!gw_cluster_apply(&c, s->name, above, "ms", err, sizeof(err)) &&
+		pass = unit_case(!gw_cluster_apply(&c, s->name, above, unit, err, sizeof(err)) &&
 						 strcmp(err, want) == 0 && field(&c, s) == s->max,
 						 "max + 1 refused naming the setting, value kept") && pass;
 
 		gw_cluster_init(&c);
 		pass = unit_case(!gw_cluster_apply(&c, s->name, lo, "s", err, sizeof(err)) &&
-						 !gw_cluster_apply(&c, s->name, lo, NULL, err, sizeof(err)) &&
-						 !gw_cluster_apply(&c, s->name, lo, "", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, lo, other, err, sizeof(err)) &&
+						 (s->count || !gw_cluster_apply(&c, s->name, lo, "", err, sizeof(err))) &&
 						 !gw_cluster_apply(&c, s->name, lo, "MS", err, sizeof(err)) &&
-						 !gw_cluster_apply(&c, s->name, NULL, "ms", err, sizeof(err)) &&
-						 !gw_cluster_apply(&c, s->name, "1e3", "ms", err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, NULL, unit, err, sizeof(err)) &&
+						 !gw_cluster_apply(&c, s->name, "1e3", unit, err, sizeof(err)) &&
 						 strcmp(err, want) == 0 && c.seen == 0 && field(&c, s) == 0,
-						 "another unit, no unit and a bad number refused, not seen") && pass;
-		UNIT_OK(pass, described("setting: min and max in ms; outside, another unit or a bad number refused",
+						 "another unit, a missing one and a bad number refused, not seen") && pass;
+		if (s->count)
+			pass = unit_case(gw_cluster_apply(&c, s->name, lo, "", err, sizeof(err)) &&
+							 field(&c, s) == s->min, "a count: an empty unit is none") && pass;
+		UNIT_OK(pass, described("setting: min and max in its unit; outside, another unit or a bad number refused",
 								s->name));
 	}
 
@@ -572,7 +605,11 @@ test_cluster_settings(void)
 	UNIT_OK(c.presence_flush_interval == 2000 && c.presence_ttl == 10000 && c.typing_ttl == 8000 &&
 			c.agent_presence_timeout == 30000 && c.agent_heartbeat_persist_interval == 10000 &&
 			c.listen_reconnect_backoff_cap == 5000 && c.signing_key_cache_ttl == 30000 &&
-			c.consumer_lease == 30000 && !c.multi,
+			c.consumer_lease == 30000 && !c.multi &&
+			c.terminal_fingerprint_max_attempts == 5 && c.terminal_host_duplicate_probe_timeout == 5000 &&
+			c.terminal_host_heartbeat_interval == 15000 && c.terminal_host_heartbeat_miss_limit == 3 &&
+			c.terminal_idle_grace == 30000 && c.terminal_idle_timeout == 1800000 &&
+			c.terminal_log_poll_interval == 1000 && c.terminal_open_timeout == 30000,
 			"each row lands in its own field");
 
 	for (i = 0; i < N_ELEMS(default_rows); i++)
@@ -585,7 +622,7 @@ test_cluster_settings(void)
 								  !gw_cluster_check(&c, err, sizeof(err)) && strcmp(err, want) == 0,
 								  default_rows[i][0]) && missing_named;
 	}
-	UNIT_OK(missing_named, "check: without any one of the nine rows it fails naming that one");
+	UNIT_OK(missing_named, "check: without any one of the rows it fails naming that one");
 	gw_cluster_init(&c);
 	UNIT_OK(!gw_cluster_check(&c, err, sizeof(err)) &&
 			strcmp(err, "bothy.settings() returned no bothy.cluster_mode") == 0,
@@ -630,6 +667,41 @@ test_presence_rule(void)
 			"the rule's edge at the smallest ttl");
 }
 
+/* Defaults with the open timeout and one other terminal setting replaced. */
+static bool
+check_open_timeout(const char *open, const char *other, const char *value, char *err, size_t errlen)
+{
+	gw_cluster	c;
+
+	if (!apply_defaults(&c, NULL) ||
+		!gw_cluster_apply(&c, "terminal_open_timeout", open, "ms", err, errlen) ||
+		!gw_cluster_apply(&c, other, value, "ms", err, errlen))
+	{
+		snprintf(err, errlen, "apply failed");
+		return false;
+	}
+	return gw_cluster_check(&c, err, errlen);
+}
+
+static void
+test_terminal_rules(void)
+{
+	const char *probe = "terminal_host_duplicate_probe_timeout";
+	const char *poll = "terminal_log_poll_interval";
+	char		err[256];
+
+	UNIT_OK(!check_open_timeout("10000", probe, "5000", err, sizeof(err)) &&
+			strcmp(err, "bothy.terminal_open_timeout must be more than twice "
+				   "bothy.terminal_host_duplicate_probe_timeout") == 0 &&
+			check_open_timeout("10001", probe, "5000", err, sizeof(err)),
+			"open timeout against the probe timeout: twice refused, one ms more passes");
+	UNIT_OK(!check_open_timeout("20000", poll, "10000", err, sizeof(err)) &&
+			strcmp(err, "bothy.terminal_open_timeout must be more than twice "
+				   "bothy.terminal_log_poll_interval") == 0 &&
+			check_open_timeout("20001", poll, "10000", err, sizeof(err)),
+			"open timeout against the log poll interval: twice refused, one ms more passes");
+}
+
 int
 main(void)
 {
@@ -648,5 +720,6 @@ main(void)
 	unit_diag("cluster settings");
 	test_cluster_settings();
 	test_presence_rule();
+	test_terminal_rules();
 	return unit_done();
 }

@@ -38,6 +38,7 @@
 #define D1 "0190a4a8-2c3e-7d42-8f5a-3b9c2d1e0f4b"
 #define A1 "0190a4a8-2c3e-7d43-8f5a-3b9c2d1e0f4c"
 #define S1 "0190a4a8-2c3e-7d44-8f5a-3b9c2d1e0f4d"
+#define G1 "0190a4a8-2c3e-7d45-8f5a-3b9c2d1e0f4e"
 
 #define ACCEPT_ALL (BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE) | \
 					BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_AGENT) | \
@@ -468,8 +469,8 @@ test_sign_verify(void)
 	t = person_token(T0 + 1);
 	t.kind = (bothy_token_kind) 0;
 	UNIT_OK(!bothy_token_sign(ks, &t, text, sizeof(text)), "sign: kind 0 refused");
-	t.kind = (bothy_token_kind) 4;
-	UNIT_OK(!bothy_token_sign(ks, &t, text, sizeof(text)), "sign: kind 4 refused");
+	t.kind = (bothy_token_kind) (BOTHY_TOKEN_TERMINAL + 1);
+	UNIT_OK(!bothy_token_sign(ks, &t, text, sizeof(text)), "sign: a kind past the last refused");
 	t = person_token(T0 + 1);
 	UNIT_OK(!bothy_token_sign(NULL, &t, text, sizeof(text)) &&
 			!bothy_token_sign(ks, NULL, text, sizeof(text)) &&
@@ -550,6 +551,48 @@ test_resume(void)
 			"mint_resume: the last now whose expiry is representable, and one past");
 	UNIT_OK(!bothy_token_mint_resume(ks, &who, &session, T0, text, 100),
 			"mint_resume: a small buffer refused");
+	bothy_keystore_close(ks);
+}
+
+static void
+test_terminal(void)
+{
+	char		id[BOTHY_KEY_ID_MAX + 1];
+	bothy_keystore *ks = fresh_store("terminal", id);
+	char		text[BOTHY_TOKEN_MAX + 1];
+	char		payload[600];
+	char		want[600];
+	bothy_token out;
+	bothy_uuid	session = unit_uuid(S1);
+	bothy_uuid	grant = unit_uuid(G1);
+	bothy_uuid	person = unit_uuid(P1);
+	bothy_uuid	device = unit_uuid(D1);
+	unsigned	terminal = BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_TERMINAL);
+
+	UNIT_OK(bothy_token_mint_terminal(ks, &session, &grant, &person, &device, T0 + 30, text,
+									  sizeof(text)) &&
+			payload_of(text, payload, sizeof(payload)), "mint_terminal");
+	snprintf(want, sizeof(want),
+			 "{\"kind\":\"terminal\",\"session\":\"%s\",\"grant\":\"%s\",\"person\":\"%s\","
+			 "\"device\":\"%s\",\"exp\":%lld}", S1, G1, P1, D1, (long long) (T0 + 30));
+	UNIT_OK(strcmp(payload, want) == 0, "terminal payload: session, grant, person, device, exp");
+	UNIT_OK(verify_exact(ks, text, strlen(text), T0 + 29, terminal, &out) == BOTHY_TOKEN_OK &&
+			out.kind == BOTHY_TOKEN_TERMINAL && uuid_eq(&out.session, S1) && uuid_eq(&out.grant, G1) &&
+			uuid_eq(&out.person, P1) && uuid_eq(&out.device, D1) && out.expires_at == T0 + 30 &&
+			strcmp(out.key_id, id) == 0, "verify terminal: every value back");
+	UNIT_OK(verify(ks, text, T0 + 30, terminal) == BOTHY_TOKEN_EXPIRED, "terminal: expired at its grant's expiry");
+	UNIT_OK(verify(ks, text, T0, ACCEPT_ALL) == BOTHY_TOKEN_WRONG_KIND,
+			"terminal: not accepted by identify or resume");
+	UNIT_OK(verify(ks, text, T0, terminal | ACCEPT_ALL) == BOTHY_TOKEN_OK,
+			"terminal: accepted where its kind is");
+	UNIT_OK(!bothy_token_mint_terminal(ks, &session, NULL, &person, &device, T0 + 30, text, sizeof(text)) &&
+			text[0] == '\0', "mint_terminal: no grant refused, out empty");
+	UNIT_OK(!bothy_token_mint_terminal(ks, &session, &grant, &person, &device, 0, text, sizeof(text)) &&
+			!bothy_token_mint_terminal(ks, &session, &grant, &person, &device,
+									   BOTHY_TOKEN_EXPIRES_MAX + 1, text, sizeof(text)),
+			"mint_terminal: an expiry out of range refused");
+	UNIT_OK(!bothy_token_mint_terminal(ks, &session, &grant, &person, &device, T0 + 30, text, 100),
+			"mint_terminal: a small buffer refused");
 	bothy_keystore_close(ks);
 }
 
@@ -1037,6 +1080,7 @@ main(void)
 	unit_diag("tokens");
 	test_sign_verify();
 	test_resume();
+	test_terminal();
 	test_tampering();
 	test_malformed();
 	test_canonical();

@@ -1,0 +1,23 @@
+/*
+ * terminal/route.h
+ *		The terminal route: the control connections of host services, both
+ *		stream sides of every session, the terminal's REST calls and its part
+ *		of the shared listener (TERMINAL.md, docs/terminal.md).  main.c
+ *		registers gw_terminal_route with the core beside the gateway route.
+ */
+#ifndef BOTHY_GATEWAY_TERMINAL_ROUTE_H
+#define BOTHY_GATEWAY_TERMINAL_ROUTE_H
+
+#include "core/route.h"
+#include "signal.h"
+
+extern const gw_route gw_terminal_route;
+
+/*
+ * The route's handler of one terminal signal: the listener's (multi), or
+ * gw_terminal_send's at once (single, D-M2-47-4).  Kinds of other routes
+ * are ignored.
+ */
+void		gw_terminal_dispatch(const bothy_signal *sig);
+
+#endif							/* BOTHY_GATEWAY_TERMINAL_ROUTE_H */
