@@ -6,12 +6,9 @@
  *		and closing with a code.  What a message means is the route's
  *		(its gw_ws_endpoint); HTTP requests on the same vhost go to http.c.
  *
- * A message for a connection with nothing waiting (its queue empty, no
- * partial message held by libwebsockets) is written at once; any other
- * waits in the queue, which is written only in
- * LWS_CALLBACK_SERVER_WRITEABLE, one message per callback.  Either way
- * libwebsockets holds at most one partial message of ours, and the
- * queue's bound is the connection's bound.
+ * Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one message per
+ * callback, so libwebsockets never buffers more than one partial message
+ * of ours and the queue's bound is the connection's bound.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,52 +163,12 @@ gw_conn_sweep_stop(void)
 	lws_sul_cancel(&sul_sweep);
 }
 
-/*
- * Writes msg now, behind LWS_PRE bytes of a buffer kept for this (lws
- * copies what the socket does not take).  Why not always queue: a fan-out
- * to thousands of connections then costs one send each in the delivering
- * pass, as in a plain epoll server, instead of a queue entry, a write
- * interest set and cleared and a turn of the loop per connection before
- * the first byte leaves (docs/performance.md, "Fan-out across two
- * nodes").  False when out of memory (the caller queues instead).
- */
-static bool
-write_now(gw_conn *c, const char *msg, size_t len)
-{
-	static unsigned char *buf;
-	static size_t cap;
-
-	if (LWS_PRE + len > cap)
-	{
-		unsigned char *grown = realloc(buf, LWS_PRE + len);
-
-		if (grown == NULL)
-			return false;
-		buf = grown;
-		cap = LWS_PRE + len;
-	}
-	memcpy(buf + LWS_PRE, msg, len);
-	if (lws_write(c->wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT) < (int) len)
-	{
-		/* a broken socket, outside its callbacks: lws closes it on its next turn */
-		lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-		return true;
-	}
-	gw_stats.frames_out++;
-	if (lws_partial_buffered(c->wsi))
-		arm_stall(c);			/* lws sends the rest on the next writable */
-	return true;
-}
-
 void
 gw_conn_send(gw_conn *c, const char *msg, size_t len)
 {
 	bool		was_empty = gw_sendq_front(&c->sendq) == NULL;
 
 	if (c->state == GW_CONN_CLOSING)
-		return;
-	if (was_empty && !lws_partial_buffered(c->wsi) && len <= (size_t) gw.opt.send_queue &&
-		write_now(c, msg, len))
 		return;
 	switch (gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue))
 	{

@@ -52,11 +52,7 @@ typedef struct gw_conn
 int			gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 							 void *user, void *in, size_t len);
 
-/*
- * Sends one text message: at once when nothing of the connection waits,
- * else behind what waits in its queue; a full queue closes the connection
- * (4008).
- */
+/* Queues one text message; a full queue closes the connection (4008). */
 void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
 
 /* Decides the close: the frame with code goes out on the next writable. */
