@@ -2,6 +2,8 @@
 -- default bodies read the extension's minimal tables; an operator with a
 -- schema of their own replaces them with CREATE OR REPLACE FUNCTION, keeping
 -- the signature, SECURITY DEFINER and the pinned search_path.
+-- bothy.thread_audience is in 51_seam_audience.sql (changed in 0.3.0, so
+-- the upgrade replaces it too).
 
 CREATE FUNCTION bothy.thread_place(thread uuid) RETURNS uuid
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -9,18 +11,6 @@ CREATE FUNCTION bothy.thread_place(thread uuid) RETURNS uuid
     AS $$ SELECT t.place FROM bothy.threads t WHERE t.thread = thread_place.thread $$;
 COMMENT ON FUNCTION bothy.thread_place(uuid) IS
     'seam: the place a thread is in (NULL for an unknown thread)';
-
-CREATE FUNCTION bothy.thread_audience(thread uuid, persons uuid[]) RETURNS SETOF uuid
-    LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    SELECT DISTINCT m.person
-      FROM bothy.threads t
-      JOIN bothy.memberships m ON m.place = t.place
-     WHERE t.thread = thread_audience.thread AND m.person = ANY (thread_audience.persons)
-$$;
-COMMENT ON FUNCTION bothy.thread_audience(uuid, uuid[]) IS
-    'seam: of the given persons, those who may see the thread';
 
 CREATE FUNCTION bothy.run_document(run uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER

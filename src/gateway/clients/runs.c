@@ -15,10 +15,8 @@
 #include "clients/deliver.h"
 #include "clients/runs.h"
 #include "clients/stats.h"
-#include "core/db.h"
 #include "core/log.h"
 #include "core/node.h"
-#include "core/uuidlist.h"
 
 #define RUN_BUCKETS 1024		/* a power of two */
 #define RUN_IDLE_MS 60000		/* an entry this long without a signal goes */
@@ -33,15 +31,16 @@ typedef struct run_entry
 	int64_t		delivered;		/* highest version delivered here; -1: none */
 	int64_t		window_until;	/* gw_mono_ms: no read starts before */
 	int64_t		last_signal;	/* gw_mono_ms */
-	gw_db_call *call;			/* the read in flight */
+	gw_audience_call *call;		/* the read in flight */
+	gw_text		ev;				/* its event, once the document is read */
 	lws_sorted_usec_list_t sul; /* window end, or the idle expiry */
 } run_entry;
 
 static lws_dll2_owner_t buckets[RUN_BUCKETS];
 
+/* The head of a read: the document, its version and the first part's admitted. */
 static const char sql_read[] =
-"SELECT d::text, d->>'version', "
-"array_to_string(ARRAY(SELECT bothy.thread_audience($2::uuid, $3::uuid[])), ',') "
+"SELECT d::text, d->>'version', " GW_AUDIENCE_COLUMN("$2", "$3") " "
 "FROM bothy.run_document($1::uuid) AS d";
 
 static void start_read(run_entry *e);
@@ -71,8 +70,8 @@ static void
 drop(run_entry *e)
 {
 	lws_sul_cancel(&e->sul);
-	if (e->call != NULL)
-		gw_db_cancel(e->call);
+	gw_audience_cancel(e->call);
+	gw_text_free(&e->ev);
 	lws_dll2_remove(&e->in_bucket);
 	free(e);
 }
@@ -105,15 +104,24 @@ schedule_next(run_entry *e)
 					 (lws_usec_t) (at > now ? at - now : 0) * LWS_US_PER_MS + 1);
 }
 
-static void
-deliver_snapshot(run_entry *e, const PGresult *res)
+/*
+ * The head's answer: the document and its version, then the first part's
+ * persons.  False when nothing is to be delivered.
+ */
+static bool
+read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
 {
-	const char *doc = PQgetvalue(res, 0, 0);
-	size_t		len = (size_t) PQgetlength(res, 0, 0);
+	run_entry  *e = arg;
 	long		version = e->reading;
-	bothy_uuid *persons;
-	size_t		n;
-	gw_text		ev;
+
+	if (!ok || PQnfields(res) != 3 || PQgetisnull(res, 0, 0))
+	{
+		/* lost, as a lost signal (or an unknown run): the next signal reads again */
+		if (!ok)
+			gw_clients_stats.run_read_failures++;
+		e->wanted = e->delivered;
+		return false;
+	}
 
 	/*
 	 * A replaced seam need not return the version, nor a sane one: the
@@ -125,63 +133,56 @@ deliver_snapshot(run_entry *e, const PGresult *res)
 		version < e->reading)
 		version = e->reading;
 	if (version <= e->delivered)
-		return;
+		return false;
 	e->delivered = version;
 	if (version > e->wanted)
 		e->wanted = version;
-	if (!gw_parse_uuid_list(PQgetvalue(res, 0, 2), &persons, &n))
-	{
-		gw_log(GW_LOG_ERROR, "thread audience answer not understood");
-		return;
-	}
-	if (!gw_event_run(&ev, doc, len))
+	if (!gw_event_run(&e->ev, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0)))
 	{
 		gw_log(GW_LOG_WARN, "run document is not a JSON object, not delivered");
-		free(persons);
-		return;
+		return false;
 	}
 	/* a document no client queue could hold would close every subscriber (4008) */
-	if (ev.len > (size_t) gw.opt.send_queue / 2)
+	if (e->ev.len > (size_t) gw.opt.send_queue / 2)
 	{
 		gw_clients_stats.runs_too_large++;
 		gw_log(GW_LOG_WARN, "run document too large to deliver");
+		gw_text_free(&e->ev);
+		return false;
 	}
-	else
-	{
-		gw_clients_stats.run_snapshots++;
-		gw_deliver_to_persons(GW_EV_RUN, &ev, persons, n, NULL);
-	}
-	gw_text_free(&ev);
-	free(persons);
+	gw_clients_stats.run_snapshots++;
+	gw_deliver_to_persons(GW_EV_RUN, &e->ev, admitted, n, NULL);
+	return true;
 }
 
 static void
-read_done(void *arg, gw_db_result result, const PGresult *res)
+read_part(void *arg, const bothy_uuid *admitted, size_t n)
 {
 	run_entry  *e = arg;
 
+	gw_deliver_to_persons(GW_EV_RUN, &e->ev, admitted, n, NULL);
+}
+
+static void
+read_done(void *arg, int failed)
+{
+	run_entry  *e = arg;
+
+	(void) failed;				/* a part lost is lost, as a lost signal */
 	e->call = NULL;
-	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
-		deliver_snapshot(e, res);
-	else
-	{
-		/* lost, as a lost signal: the next signal of the run reads again */
-		if (result != GW_DB_OK)
-			gw_clients_stats.run_read_failures++;
-		e->wanted = e->delivered;
-	}
+	gw_text_free(&e->ev);
 	schedule_next(e);
 }
+
+static const gw_audience_ops read_ops = {read_head, read_part, read_done};
 
 static void
 start_read(run_entry *e)
 {
-	char		run[BOTHY_UUID_STRLEN + 1],
-				thread[BOTHY_UUID_STRLEN + 1];
-	const char *params[3] = {run, thread, NULL};
+	char		run[BOTHY_UUID_STRLEN + 1];
+	const char *params[1] = {run};
 	bothy_uuid *persons;
 	size_t		n;
-	char	   *list;
 
 	e->window_until = gw_mono_ms() + gw.opt.run_coalesce_ms;
 	e->reading = e->wanted;
@@ -194,13 +195,9 @@ start_read(run_entry *e)
 		schedule_next(e);
 		return;
 	}
-	list = gw_uuid_array_literal(persons, n);
-	free(persons);
 	bothy_uuid_format(&e->run, run);
-	bothy_uuid_format(&e->thread, thread);
-	params[2] = list;
-	e->call = list != NULL ? gw_db_submit(gw.db, sql_read, 3, params, read_done, e) : NULL;
-	free(list);
+	e->call = gw_audience_ask(sql_read, 1, params, &e->thread, persons, n, &read_ops, e);
+	free(persons);
 	if (e->call == NULL)
 	{
 		e->wanted = e->delivered;

@@ -26,6 +26,7 @@ typedef struct typing
 	bool		local;			/* from an op here, not from a signal */
 	bothy_uuid	session;		/* local: the sender's session and bind */
 	bothy_uuid	bind;
+	gw_text		ev;				/* once the head admitted the sender */
 } typing;
 
 typedef struct find_sender
@@ -53,15 +54,16 @@ sender_of(const typing *t)
 	return f.found;
 }
 
-static bool
-contains(const bothy_uuid *ids, size_t n, const bothy_uuid *id)
+/* The index of id in ids, or n. */
+static size_t
+index_of(const bothy_uuid *ids, size_t n, const bothy_uuid *id)
 {
 	size_t		i;
 
 	for (i = 0; i < n; i++)
 		if (bothy_uuid_compare(&ids[i], id) == 0)
-			return true;
-	return false;
+			return i;
+	return n;
 }
 
 static void
@@ -74,47 +76,72 @@ reject(gw_client *sender)
 		gw_conn_send(&sender->conn, out, (size_t) n);
 }
 
+/* To the admitted persons' connections, except the sender's own. */
 static void
-admitted(void *arg, bool ok, const bothy_uuid *place, const bothy_uuid *persons, size_t n)
+deliver(typing *t, const bothy_uuid *persons, size_t n)
 {
-	typing	   *t = arg;
-	gw_client  *sender = t->local ? sender_of(t) : NULL;
-	gw_text		ev;
-
-	if (!ok)
-	{
-		free(t);
-		return;
-	}
-	/* every node checks the sender: the signal left before the sender's node knew */
-	if (!contains(persons, n, &t->principal))
-	{
-		gw_clients_stats.typing_rejected++;
-		if (t->local)
-			reject(sender);
-		free(t);
-		return;
-	}
-	if (gw_event_typing(&ev, &t->thread, place, &t->principal,
-						gw_now_ms() + gw.cluster.typing_ttl))
-	{
-		gw_deliver_to_persons(GW_EV_TYPING, &ev, persons, n, sender);
-		gw_text_free(&ev);
-	}
-	free(t);
+	gw_deliver_to_persons(GW_EV_TYPING, &t->ev, persons, n, t->local ? sender_of(t) : NULL);
 }
 
 /*
+ * The first part, which holds the sender: every node checks the sender
+ * (the signal left before the sender's node knew), so nothing is
+ * delivered unless the sender is admitted.
+ */
+static bool
+head(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t n)
+{
+	typing	   *t = arg;
+	bothy_uuid	buf;
+	const bothy_uuid *place;
+
+	if (!ok || !gw_audience_place(res, &buf, &place))
+		return false;
+	if (index_of(persons, n, &t->principal) == n)
+	{
+		gw_clients_stats.typing_rejected++;
+		if (t->local)
+			reject(sender_of(t));
+		return false;
+	}
+	if (!gw_event_typing(&t->ev, &t->thread, place, &t->principal,
+						 gw_now_ms() + gw.cluster.typing_ttl))
+		return false;
+	deliver(t, persons, n);
+	return true;
+}
+
+static void
+part(void *arg, const bothy_uuid *persons, size_t n)
+{
+	deliver(arg, persons, n);
+}
+
+static void
+done(void *arg, int failed)
+{
+	typing	   *t = arg;
+
+	(void) failed;
+	gw_text_free(&t->ev);
+	free(t);
+}
+
+static const gw_audience_ops typing_ops = {head, part, done};
+
+/*
  * Asks who may see the thread among the persons here and the sender (who
- * may be on another node), so that the sender's own right is checked here
- * too.  A signal for a node with nobody to tell costs no database call.
+ * may be on another node), the sender first so that its own right is
+ * checked in the first part.  A signal for a node with nobody to tell
+ * costs no database call.
  */
 static void
 ask(typing *t)
 {
 	bothy_uuid *persons,
 			   *grown;
-	size_t		n;
+	size_t		n,
+				at;
 
 	if (!gw_local_persons(&persons, &n))
 	{
@@ -127,7 +154,8 @@ ask(typing *t)
 		free(t);
 		return;
 	}
-	if (!contains(persons, n, &t->principal))
+	at = index_of(persons, n, &t->principal);
+	if (at == n)
 	{
 		grown = realloc(persons, (n + 1) * sizeof(*persons));
 		if (grown == NULL)
@@ -139,7 +167,9 @@ ask(typing *t)
 		persons = grown;
 		persons[n++] = t->principal;
 	}
-	if (gw_audience_ask(&t->thread, persons, n, admitted, t) == NULL)
+	persons[at] = persons[0];
+	persons[0] = t->principal;
+	if (gw_audience_ask_place(&t->thread, persons, n, &typing_ops, t) == NULL)
 		free(t);
 	free(persons);
 }
