@@ -23,6 +23,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -235,6 +236,19 @@ bothy_maintenance_main(Datum arg)
 	bool		woken = false;
 
 	bothy_worker_attach(BOTHY_WORKER_MAINTENANCE, "bothy maintenance");
+
+	/*
+	 * The worker yields to anyone it waits for: a DROP EXTENSION, ALTER
+	 * EXTENSION or an operator's LOCK takes the schema's objects in its own
+	 * order, and the worker's task may hold one of them and wait for
+	 * another.  With the default deadlock_timeout both sides check after
+	 * a second, and the DDL was as likely to be the one cancelled.  The
+	 * worker checks for a cycle after 10 ms of waiting, and gives up any
+	 * lock wait after a second: its task is tried again at the next
+	 * interval (logged and counted as a failed task).
+	 */
+	SetConfigOption("deadlock_timeout", "10ms", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("lock_timeout", "1s", PGC_SUSET, PGC_S_OVERRIDE);
 
 	for (;;)
 	{

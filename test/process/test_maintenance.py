@@ -2,8 +2,10 @@
 go within the TTL with nobody flushing, an agent goes offline exactly once
 for the cluster, a lapsed REST poll window releases its hold and fences,
 a notification becomes a hint or a push, every counter moves, a failing
-task is counted and the others still run, and the worker waits for the
-extension and survives DROP and CREATE EXTENSION."""
+task is counted and the others still run, the worker yields to a lock it
+waits for (the deadlock that cancelled DROP EXTENSION in regress runs),
+and the worker waits for the extension and survives DROP and CREATE
+EXTENSION."""
 import json
 import time
 
@@ -351,3 +353,33 @@ def test_a_terminated_worker_is_restarted_without_restarting_the_server(fast):
     # SIGTERM is a clean exit: the postmaster restarted only this worker
     assert fast.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0] == fanout
     assert "terminated by signal" not in fast.log
+
+
+def worker_waits_for_a_lock(inst):
+    pid = worker_pid(inst)
+    return pid is not None and inst.query("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted",
+                                          pid)[0][0] > 0
+
+
+def test_the_worker_is_the_one_that_yields_in_a_deadlock(fast):
+    """An operator (or DROP EXTENSION) locks the schema's tables in its own
+    order: here gateway_presence first, then gateway_presence_nodes, the
+    reverse of the presence expiry task.  The worker waits for the first
+    lock past its own deadlock check (a second by default); the operator's
+    second lock then closes the cycle.  With PostgreSQL's defaults the
+    operator's check found it and the operator was cancelled; the worker
+    gives up any lock wait after lock_timeout 1 s, so the operator wins."""
+    errors = metric(fast, "worker_errors", "maintenance")
+    operator = fast.connect(autocommit=False)
+    try:
+        cur = operator.cursor()
+        cur.execute("LOCK TABLE bothy.gateway_presence IN ACCESS EXCLUSIVE MODE")
+        poll_until(lambda: worker_waits_for_a_lock(fast), timeout=5, what="the worker waiting for the lock")
+        time.sleep(1.5)                     # past the worker's own check at deadlock_timeout
+        cur.execute("SET lock_timeout = '10s'")
+        cur.execute("LOCK TABLE bothy.gateway_presence_nodes IN ACCESS EXCLUSIVE MODE")   # no deadlock error
+        operator.commit()
+    finally:
+        operator.close()
+    assert metric(fast, "worker_errors", "maintenance") > errors       # the worker's task gave up, counted
+    assert "could not finish the presence expiry task" in fast.log
