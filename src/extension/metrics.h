@@ -17,7 +17,7 @@ typedef enum BothySignalCounter
 {
 	BOTHY_SIGNALS_STAGED = 0,	/* committed by a producer (queued or sent by fallback) */
 	BOTHY_SIGNALS_SENT,			/* notified by the fan-out worker */
-	BOTHY_SIGNALS_COALESCED,	/* dropped by the worker: a newer signal in its batch said it */
+	BOTHY_SIGNALS_COALESCED,	/* dropped: a newer one in the worker's batch, or in a fallback, said it */
 	BOTHY_SIGNALS_FALLBACK,		/* sent by a plain NOTIFY in the producer's transaction */
 	BOTHY_SIGNALS_LOST,			/* taken from the queue, then its sending transaction failed */
 	BOTHY_SIGNAL_COUNTER_COUNT

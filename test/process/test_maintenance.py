@@ -383,3 +383,22 @@ def test_the_worker_is_the_one_that_yields_in_a_deadlock(fast):
         operator.close()
     assert metric(fast, "worker_errors", "maintenance") > errors       # the worker's task gave up, counted
     assert "could not finish the presence expiry task" in fast.log
+
+
+def test_a_lock_held_past_the_workers_patience_costs_no_notification_an_attempt(fast):
+    """The push path waits for push_outbox, locked by an operator for longer
+    than the worker's lock_timeout (1 s) over and over: each of those runs
+    of the task gives up as a whole, and no attempt of the notification is
+    used (five would have abandoned it).  Released, the push is queued."""
+    away = new_id()
+    operator = fast.connect(autocommit=False)
+    try:
+        operator.cursor().execute("LOCK TABLE bothy.push_outbox IN ACCESS EXCLUSIVE MODE")
+        nid = fast.query("SELECT bothy.notification_created(%s, 'direct', true, 1)", away)[0][0]
+        time.sleep(6.5)                     # six runs of the task, at least, each giving up
+        assert fast.query("SELECT attempts FROM bothy.hints_pending WHERE nid = %s", nid) == [(0,)]
+    finally:
+        operator.rollback()
+        operator.close()
+    poll_until(lambda: fast.query("SELECT count(*) FROM bothy.push_outbox WHERE nid = %s", nid)[0][0] == 1,
+               timeout=5, what="the push queued after the lock")

@@ -203,6 +203,12 @@ sweep_slot(int64_t slot, int64_t now)
 		if (slot_of(c->wake_at) > slot)
 			continue;			/* a later turn of the wheel */
 		lws_dll2_remove(d);
+		if (c->wake_at > now)
+		{
+			/* later in the slot still running: the next sweep, never early */
+			lws_dll2_add_tail(d, &wheel[(slot + 1) % WHEEL_SLOTS]);
+			continue;
+		}
 		wake(c, now);
 	}
 }

@@ -501,7 +501,10 @@ tick(gw_conn *c, int64_t now)
 		return;
 	}
 	if (c->state != GW_TC_READY)
+	{
+		gw_tconn_rearm(tc);		/* woken before its hello deadline: ask again */
 		return;
+	}
 	if (now >= tc->deadline)
 	{
 		gw_tstats.heartbeats_missed++;

@@ -10,6 +10,7 @@
 #include "core/node.h"
 #include "terminal/hosts.h"
 #include "terminal/hostsig.h"
+#include "terminal/opens.h"
 #include "terminal/presence.h"
 #include "terminal/probe.h"
 #include "terminal/send.h"
@@ -99,7 +100,10 @@ verdict_done(gw_tconn *tc, gw_db_result result, const PGresult *res, const void 
 		gw_tstats.verdicts[GW_TVERDICT_FAILED]++;
 		gw_log(GW_LOG_WARN, "terminal duplicate verdict not recorded");
 		if (tc != NULL)
+		{
 			tc->verdict = false;
+			gw_topens_due(tc);	/* what came due while the verdict ran, from the database */
+		}
 		return;
 	}
 	gw_tstats.verdicts[disabled ? GW_TVERDICT_DISABLED : GW_TVERDICT_PAIRING]++;
