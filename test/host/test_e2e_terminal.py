@@ -108,8 +108,8 @@ class Owner:
 
     def __init__(self, cluster):
         self.c = cluster
-        self.person, self.device = gw.new_id(), gw.new_id()
-        self.token = cluster.keys.person(self.person, self.device)
+        self.person, self.device_id = gw.new_id(), gw.new_id()
+        self.token = cluster.keys.person(self.person, self.device_id)
         (self.host, code), = cluster.q(
             "SELECT host::text, pairing_code FROM bothy.terminal_host_register(%s, 'e2e')",
             self.person)
