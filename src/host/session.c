@@ -42,7 +42,7 @@
  */
 #define DRAIN_MS 2000
 /* Input the PTY has not taken yet: two frames (the socket stops after one). */
-#define PENDING_MAX (2 * HOST_FRAME_DATA_MAX)
+#define PENDING_MAX (2 * HOST_FRAME_INPUT_MAX)
 /* Sessions ended recently: a late session.open for one gets no new shell. */
 #define ENDED_MAX 64
 
@@ -169,7 +169,7 @@ close_pty(host_session *s)
 static bool
 read_pty(host_session *s, int fd, bool one, size_t max)
 {
-	uint8_t		buf[HOST_FRAME_DATA_MAX];
+	uint8_t		buf[HOST_FRAME_OUTPUT_MAX];
 	size_t		total = 0;
 
 	while (total < max)
@@ -225,7 +225,7 @@ host_pty_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			if (s == NULL)
 				return -1;
 			/* one chunk a callback: while a device views, the socket sets the pace */
-			if (!read_pty(s, s->ptyfd, true, HOST_FRAME_DATA_MAX))
+			if (!read_pty(s, s->ptyfd, true, HOST_FRAME_OUTPUT_MAX))
 			{
 				/* the end: the wsi closes, RAW_CLOSE_FILE reads what is left */
 				return -1;
@@ -684,7 +684,7 @@ host_session_next_frame(host_session *s, host_stream *st, uint8_t *out, size_t c
 		pump(s);
 		return 0;
 	}
-	n = host_ring_read(&s->ring, s->cursor, out + 9, HOST_FRAME_DATA_MAX);
+	n = host_ring_read(&s->ring, s->cursor, out + 9, HOST_FRAME_OUTPUT_MAX);
 	if (n == 0)
 		return 0;
 	host_frame_put_output(out, s->cursor);

@@ -26,6 +26,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 UUID_RE_LEN = 36
+# A node's default --max-message (docs/gateway.md): a longer message from
+# the host closes its connection with 1009, as a real node does.
+MAX_MESSAGE = 16384
 
 
 def b64url(data):
@@ -238,7 +241,7 @@ class FakeServer:
 
         async def main():
             self._server = await websockets.serve(self._handle, "127.0.0.1", 0, ssl=self.ssl,
-                                                  max_size=1 << 20, ping_interval=None)
+                                                  max_size=MAX_MESSAGE, ping_interval=None)
             self.port = self._server.sockets[0].getsockname()[1]
             self._ready.set()
             await self._server.wait_closed()
@@ -383,7 +386,7 @@ def parse_host_frame(frame):
         assert len(frame) == 25, "a begin frame of %d bytes" % len(frame)
         return ("begin",) + struct.unpack(">QQQ", frame[1:])
     if frame[:1] == b"o":
-        assert 10 <= len(frame) <= 9 + 16384, "an output frame of %d bytes" % len(frame)
+        assert 10 <= len(frame) <= MAX_MESSAGE, "an output frame of %d bytes" % len(frame)
         return ("output", struct.unpack(">Q", frame[1:9])[0], frame[9:])
     raise AssertionError("unknown frame type %r" % frame[:1])
 

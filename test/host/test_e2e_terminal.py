@@ -38,6 +38,10 @@ PG_CONF = gw.PG_CONF + [
     "bothy.terminal_host_duplicate_probe_timeout = '500ms'",
 ]
 
+# The nodes' own message and queue bounds, not the gateway suite's small
+# ones: bothy-host's frames are up to 16384 bytes, which a node passes only
+# with --max-message at its default (docs/gateway.md, docs/host.md).
+NODE_OPTS = ["--max-message", "16384", "--send-queue", "65536"]
 
 async def _answers_challenge(url):
     try:
@@ -57,7 +61,8 @@ class Cluster:
         self.pg = gw.Instance("host-e2e-pg", PG_CONF)
         self.pg.start()
         self.keys = gw.KeyStore()
-        self.nodes = [gw.Gateway("node%d" % i, self.pg, self.keys).start() for i in range(2)]
+        self.nodes = [gw.Gateway("node%d" % i, self.pg, self.keys, NODE_OPTS).start()
+                      for i in range(2)]
         self.edge = edge_mod.Edge(self.nodes).start()
         self.url = self.edge.http_url
         self.ws = "ws://127.0.0.1:%d" % self.edge.port

@@ -202,7 +202,7 @@ def test_strict_text_on_the_data_connection(fake, running):
 
 
 def test_input_larger_than_the_pty_takes_at_once(fake, running):
-    """300 kB pasted in 16 kB frames: the PTY's input buffer fills, the host
+    """300 kB pasted in the largest input frames (16384 bytes whole): the PTY's input buffer fills, the host
     holds the rest and stops reading the socket until the shell read it."""
     h, ctl = running()
     session, grant, stream = open_session(fake, ctl)
@@ -210,8 +210,8 @@ def test_input_larger_than_the_pty_takes_at_once(fake, running):
     d.send(b"stty raw -echo; head -c 300000 | md5sum; stty sane\n")
     time.sleep(0.5)
     data = bytes(0x21 + secrets.randbelow(94) for _ in range(300000))
-    for i in range(0, len(data), 16384):
-        d.send(data[i:i + 16384])
+    for i in range(0, len(data), 16383):
+        d.send(data[i:i + 16383])
     d.read_until(hashlib.md5(data).hexdigest().encode(), timeout=20)
 
 
