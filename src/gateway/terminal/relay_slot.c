@@ -306,6 +306,14 @@ pair(gw_rslot *s, int64_t now)
 	io->tell(host, true);
 	/* once per pairing (D-M2-47-3) */
 	io->paired(s);
+	/*
+	 * A started grant paired while its row is detached: the host started
+	 * the grant and its data connection came first, which detached the
+	 * session (gw_rslots_join), and the log's row of it was read before
+	 * this pairing.  Relayed here now: RelayActivate (D-M2-47-25).
+	 */
+	if (s->started && s->state == GW_TSTATE_DETACHED && !s->stale)
+		want(s, GW_RCALL_ACTIVATE);
 }
 
 bool

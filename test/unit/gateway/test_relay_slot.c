@@ -455,6 +455,11 @@ test_activate(void)
 	r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
 	gw_rslots_log(&r, 20);
 	UNIT_OK(saw("") && h.lone_until == 0, "... the host then waits; its own detach is no RelayActivate");
+	d.paired_once = false;
+	UNIT_OK(gw_rslots_join(s, &d, 30) && saw("D paired; H paired; session_paired; call activate"),
+			"the device of that started grant pairs later: RelayActivate, the row active again");
+	done(1, 100, GW_RCALL_ACTIVATE, GW_RRESULT_TRUE, NULL, 40);
+	UNIT_OK(s->state == GW_TSTATE_ACTIVE && s->paired, "... active, relaying");
 	gw_rslots_forget();
 }
 
