@@ -406,7 +406,20 @@ class Device:
         assert begin[0] == "begin", "the first frame is %r" % (begin,)
         _, self.stream_id, self.offset, self.skipped = begin
         self.begin = self.offset        # where this device's data starts
+        self.pairings = 1               # a real relay may pair it again (_pair_again)
         self.data = bytearray()
+
+    def _pair_again(self, message):
+        """A real relay's waiting: the host's data connection went away and
+        comes back with the same identify (protocol.md); once paired again
+        the device resumes where it was, as at every pairing (host.md)."""
+        assert json.loads(message) == {"op": "waiting"}, "unexpected text %r" % message
+        self.stream.paired()
+        self.stream.send(resume(self.stream_id, self.offset))
+        begin = parse_host_frame(self.stream.recv(what="begin frame"))
+        assert begin == ("begin", self.stream_id, self.offset, 0), \
+            "paired again at %d of stream %x, got %r" % (self.offset, self.stream_id, begin)
+        self.pairings += 1
 
     def send(self, data):
         self.stream.send(input_frame(data))
@@ -415,7 +428,11 @@ class Device:
         self.stream.send(resize(rows, cols))
 
     def read_frame(self, timeout=5.0):
-        kind, offset, data = parse_host_frame(self.stream.recv(timeout, "output frame"))
+        message = self.stream.recv(timeout, "output frame")
+        if isinstance(message, str) and isinstance(self.stream, Client):
+            self._pair_again(message)
+            return self.read_frame(timeout)
+        kind, offset, data = parse_host_frame(message)
         assert kind == "output"
         assert offset == self.offset, "output at %d where %d was due" % (offset, self.offset)
         self.offset += len(data)
