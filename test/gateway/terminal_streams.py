@@ -196,8 +196,9 @@ class Side:
         except websockets.ConnectionClosed as e:
             return e.code
 
-    async def close(self):
-        await self.ws.close()
+    async def close(self, code=1000):
+        """1000 from a host's side ends its session, paired or not (protocol.md)."""
+        await self.ws.close(code=code)
 
 
 async def pair(base_device, base_host, session, host_first=False):

@@ -78,7 +78,7 @@ def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, term
         await device.ws.send(b"typing on")
         got = await hostside.bytes(9)
         await device.close()
-        await hostside.close()
+        await hostside.close(1001)      # going away: the session is not over
         return got
     assert run(go()) == b"typing on"
     # then the device's close detached it again
@@ -212,7 +212,7 @@ def test_control_node_killed_while_the_pairing_lives_on_another_node(tnodes, ter
             await asyncio.sleep(0.25)
         wait_state(terminal, sid, ("active", None), timeout=10)
         await device.close()
-        await hostside.close()
+        await hostside.close(1001)      # going away: the session is not over
         return terminal.log(sid)
     log = run(go())
     assert log[:2] == ["session_opened", "session_started"] and log[-1] != "session_closed"
