@@ -3,9 +3,11 @@ real edge (the shipped deploy/nginx/bothy-edge.conf), one PostgreSQL in
 multi mode: pair and confirm, then echo and stty size round trips, a
 resize, a shell exit (closed_by_host), the host killed (presence ends within
 its window, a new session gets 409) and started again (its detached session
-comes back through session.open), and a device dropped in the middle of a
+comes back through session.open), a device dropped in the middle of a
 10 MB output that attaches again and receives every byte after its offset
-exactly once (issue 16).
+exactly once (issue 16), and the relay node of a session killed: the host's
+data connection comes back through the edge on the other node, which
+detaches the session, and the device attaches there and resumes exactly.
 
 They need the gateway's terminal route (control connections, REST, the
 relay) and an edge that routes /terminal/; the module checks at run time
@@ -233,3 +235,42 @@ def test_10_mb_with_the_device_dropped_in_the_middle(owner):
     start = whole.index(b"0000001\r\n")
     expected = b"".join(b"%07d\r\n" % i for i in range(1, lines + 1))
     assert whole[start:start + len(expected)] == expected
+
+
+def paired_node(nodes):
+    """The node whose /status.json shows a pairing, or None."""
+    for node in nodes:
+        status, body = node.http("/status.json")
+        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
+            return node
+    return None
+
+
+def test_the_relay_node_killed_and_the_session_coming_back(owner):
+    """terminal.md, "How a pairing ends": a dead node writes no end, so the
+    session stays active until bothy-host connects its data connection again
+    (the same identify, host.md) and the edge sends it to the node its ring
+    gives now, which detaches the session: the device attaches there."""
+    owner.run()
+    opened = owner.open()
+    d = owner.device(opened)
+    d.send(b"X=ke\"\"pt\n")
+    d.send(b"echo o''ne $X\n")
+    d.read_until(b"one kept\r\n")
+    relay = poll_until(lambda: paired_node(owner.c.nodes), what="the pairing's node")
+    relay.proc.send_signal(signal.SIGKILL)
+    relay.proc.wait()
+    try:
+        d.stream.wait_closed(10)
+        poll_until(lambda: owner.session_row(opened["session"])[0] == "detached", timeout=20,
+                   what="the session detached by the host's data connection on the other node")
+        d2 = owner.device(owner.attach(opened["session"]), d.stream_id, d.offset)
+        assert (d2.stream_id, d2.offset, d2.skipped) == (d.stream_id, d.offset, 0)
+        d2.send(b"echo t''wo $X\n")
+        d2.read_until(b"two kept\r\n")
+        assert "data connection lost" in owner.proc.log
+        other, = [n for n in owner.c.nodes if n is not relay]
+        assert paired_node([other]) is other
+    finally:
+        relay.logfile.close()
+        relay.start()

@@ -186,7 +186,7 @@ def test_a_malformed_device_frame_closes_the_data_connection_with_4002(fake, run
 def test_strict_text_on_the_data_connection(fake, running):
     h, ctl = running()
     session, grant, stream = open_session(fake, ctl)
-    stream.send({"op": "paired", "extra": True})
+    stream.send('{"op":"paired","op":"paired"}')     # a duplicate member
     assert stream.wait_closed() == 4002
     assert "malformed message on a data connection" in h.log
     stream2 = attach(fake, ctl, session)
@@ -205,8 +205,9 @@ def test_strict_text_on_the_data_connection(fake, running):
 
 
 def test_input_larger_than_the_pty_takes_at_once(fake, running):
-    """300 kB pasted in the largest input frames (16384 bytes whole): the PTY's input buffer fills, the host
-    holds the rest and stops reading the socket until the shell read it."""
+    """300 kB pasted in the largest input frames (16384 bytes whole): the
+    PTY's input buffer fills, the host holds the rest and stops reading the
+    socket until the shell read it."""
     h, ctl = running()
     session, grant, stream = open_session(fake, ctl)
     d = Device(stream)
