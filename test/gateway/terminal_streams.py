@@ -270,6 +270,15 @@ def terminal(tpg, keys):
     return Terminal(tpg, keys)
 
 
+def paired_on(nodes):
+    """The node whose /status.json shows a pairing, or None."""
+    for node in nodes:
+        status, body = node.http("/status.json")
+        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
+            return node
+    return None
+
+
 def wait_state(terminal, session_id, want, timeout=10.0):
     poll_until(lambda: terminal.state(session_id) == want, timeout=timeout,
                what="session %s" % (want,))

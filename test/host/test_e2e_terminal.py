@@ -31,6 +31,7 @@ from fakeserver import Client, Device
 
 gw = gateway_module("conftest")
 edge_mod = gateway_module("edge")
+streams = gateway_module("terminal_streams")
 
 # Short windows: a dead control connection stops counting within 3 s, the
 # duplicate probation (twice the probe timeout) after a restart is 1 s.
@@ -237,15 +238,6 @@ def test_10_mb_with_the_device_dropped_in_the_middle(owner):
     assert whole[start:start + len(expected)] == expected
 
 
-def paired_node(nodes):
-    """The node whose /status.json shows a pairing, or None."""
-    for node in nodes:
-        status, body = node.http("/status.json")
-        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
-            return node
-    return None
-
-
 def test_the_relay_node_killed_and_the_session_coming_back(owner):
     """terminal.md, "How a pairing ends": a dead node writes no end, so the
     session stays active until bothy-host connects its data connection again
@@ -257,7 +249,7 @@ def test_the_relay_node_killed_and_the_session_coming_back(owner):
     d.send(b"X=ke\"\"pt\n")
     d.send(b"echo o''ne $X\n")
     d.read_until(b"one kept\r\n")
-    relay = poll_until(lambda: paired_node(owner.c.nodes), what="the pairing's node")
+    relay = poll_until(lambda: streams.paired_on(owner.c.nodes), what="the pairing's node")
     relay.proc.send_signal(signal.SIGKILL)
     relay.proc.wait()
     try:
@@ -270,7 +262,7 @@ def test_the_relay_node_killed_and_the_session_coming_back(owner):
         d2.read_until(b"two kept\r\n")
         assert "data connection lost" in owner.proc.log
         other, = [n for n in owner.c.nodes if n is not relay]
-        assert paired_node([other]) is other
+        assert streams.paired_on([other]) is other
     finally:
         relay.logfile.close()
         relay.start()
