@@ -142,3 +142,17 @@ SELECT session = :'session' AS first, transition, state, grant_id = :'grant_id' 
        grant_id = :'grant2' AS grant2, close_detail
   FROM bothy.terminal_log_after(2, 1000);
 SELECT sum(value) - :staged0 AS staged FROM staged;
+-- the host may start a grant before the device's stream uses it (bothy-host
+-- answers session.open as soon as its shell runs): the token still works once
+SELECT session AS s5, grant_id AS g5 FROM bothy.terminal_session_open(:'person', :'phone', :'host') \gset
+SELECT bothy.terminal_session_started(:'s5', :'g5');
+SELECT bothy.terminal_grant_use(:'s5', :'g5');
+SELECT bothy.terminal_grant_use(:'s5', :'g5');
+SELECT bothy.terminal_session_detach(:'s5', :'g5');
+SELECT grant_id AS g6 FROM bothy.terminal_session_attach(:'person', :'laptop', :'s5') \gset
+SELECT bothy.terminal_session_started(:'s5', :'g6');
+SELECT bothy.terminal_grant_use(:'s5', :'g5');
+SELECT bothy.terminal_grant_use(:'s5', :'g6');
+SELECT bothy.terminal_grant_use(:'s5', :'g6');
+SELECT bothy.terminal_session_end(:'s5', 'closed_by_device');
+SELECT bothy.terminal_grant_use(:'s5', :'g6');

@@ -58,7 +58,7 @@ host_frame_decode_device(const uint8_t *buf, size_t len, host_frame *f)
 			f->offset = get64(buf + 9);
 			return f->offset <= HOST_OFFSET_MAX;
 		case HOST_FRAME_INPUT:
-			if (len < 2 || len > 1 + HOST_FRAME_DATA_MAX)
+			if (len < 2 || len > HOST_FRAME_MAX)
 				return false;
 			f->data = buf + 1;
 			f->len = len - 1;

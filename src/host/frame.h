@@ -19,16 +19,23 @@
 
 /* host -> device */
 #define HOST_FRAME_BEGIN	'b'		/* stream 8, offset 8, skipped 8 */
-#define HOST_FRAME_OUTPUT	'o'		/* offset 8, then 1 .. HOST_FRAME_DATA_MAX bytes */
+#define HOST_FRAME_OUTPUT	'o'		/* offset 8, then 1 .. HOST_FRAME_OUTPUT_MAX bytes */
 /* device -> host */
 #define HOST_FRAME_RESUME	'r'		/* stream 8, offset 8 */
-#define HOST_FRAME_INPUT	'i'		/* 1 .. HOST_FRAME_DATA_MAX bytes */
+#define HOST_FRAME_INPUT	'i'		/* 1 .. HOST_FRAME_INPUT_MAX bytes */
 #define HOST_FRAME_RESIZE	'w'		/* rows 2, cols 2 */
 
-/* The bytes an output or input frame carries at most. */
-#define HOST_FRAME_DATA_MAX 16384
-/* The longest frame of either direction: an output frame. */
-#define HOST_FRAME_MAX (1 + 8 + HOST_FRAME_DATA_MAX)
+/*
+ * One frame, whole, of either direction: the nodes' default --max-message
+ * (docs/gateway.md).  The relay passes a binary message only up to its
+ * --max-message and closes the sender with 1009 beyond it, so a longer
+ * frame would cut the data connection in the middle of a session.
+ */
+#define HOST_FRAME_MAX 16384
+/* The bytes an output frame carries at most (after its type and offset). */
+#define HOST_FRAME_OUTPUT_MAX (HOST_FRAME_MAX - 1 - 8)
+/* The bytes an input frame carries at most (after its type). */
+#define HOST_FRAME_INPUT_MAX (HOST_FRAME_MAX - 1)
 #define HOST_FRAME_BEGIN_LEN 25
 #define HOST_FRAME_RESUME_LEN 17
 #define HOST_FRAME_RESIZE_LEN 5

@@ -146,7 +146,14 @@ host_msg_parse(const char *buf, size_t len, host_msg *m)
 	m->op = spec->op;
 	for (i = 0; spec->members[i] != NULL; i++)
 		nmembers++;
-	if (json_object_size(obj) == nmembers && read_members(obj, m))
+
+	/*
+	 * Every member of the op, each once and well-formed; one more is the
+	 * node's to add (protocol.md: the node's messages may gain optional
+	 * members, which a host service ignores), so a node upgraded before
+	 * its hosts does not cut them off.
+	 */
+	if (json_object_size(obj) >= nmembers && read_members(obj, m))
 		result = HOST_MSG_OK;
 done:
 	json_decref(obj);

@@ -11,6 +11,12 @@
  * into the ring, so a long compile goes on while the device is away, and
  * the ring keeps its last --ring-size bytes for the reattach.
  *
+ * A data connection lost without the server's word that the session ended
+ * (dropped, the node stopping, 4008) is connected again with the same
+ * identify after the back-off table's delay, as protocol.md asks of a
+ * host: the device waits for it on its node, and after a node's death
+ * the session comes back through the node the edge picks now.
+ *
  * A session ends when the server closes it (session.close, or its data
  * connection closed with 1000), when its shell ended and what it wrote
  * reached a device (or nobody is there to see it), when it has had no
@@ -28,6 +34,7 @@
 #include <sodium.h>
 
 #include "core/log.h"
+#include "host/backoff.h"
 #include "host/frame.h"
 #include "host/host.h"
 #include "host/pty.h"
@@ -42,7 +49,7 @@
  */
 #define DRAIN_MS 2000
 /* Input the PTY has not taken yet: two frames (the socket stops after one). */
-#define PENDING_MAX (2 * HOST_FRAME_DATA_MAX)
+#define PENDING_MAX (2 * HOST_FRAME_INPUT_MAX)
 /* Sessions ended recently: a late session.open for one gets no new shell. */
 #define ENDED_MAX 64
 
@@ -69,6 +76,8 @@ struct host_session
 	lws_sorted_usec_list_t sul_drain;	/* the PTY's end after the shell exited */
 	lws_sorted_usec_list_t sul_detach;	/* --detach-timeout without a data connection */
 	lws_sorted_usec_list_t sul_input;	/* asks for the PTY's POLLOUT, outside its callback */
+	lws_sorted_usec_list_t sul_reconnect;	/* the lost data connection again */
+	unsigned	reconnects;		/* attempts since its data connection last paired */
 };
 
 static host_session sessions[HOST_SESSIONS_MAX];
@@ -76,6 +85,7 @@ static bothy_uuid ended[ENDED_MAX];
 static unsigned nended;
 
 static void pump(host_session *s);
+static void reconnect_later(host_session *s, int peer_code);
 
 /* --- the table ------------------------------------------------------------ */
 
@@ -133,6 +143,7 @@ free_session(host_session *s)
 	lws_sul_cancel(&s->sul_drain);
 	lws_sul_cancel(&s->sul_detach);
 	lws_sul_cancel(&s->sul_input);
+	lws_sul_cancel(&s->sul_reconnect);
 	remember_ended(&s->id);
 	host_ring_free(&s->ring);
 	free(s->pending);
@@ -169,7 +180,7 @@ close_pty(host_session *s)
 static bool
 read_pty(host_session *s, int fd, bool one, size_t max)
 {
-	uint8_t		buf[HOST_FRAME_DATA_MAX];
+	uint8_t		buf[HOST_FRAME_OUTPUT_MAX];
 	size_t		total = 0;
 
 	while (total < max)
@@ -225,7 +236,7 @@ host_pty_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 			if (s == NULL)
 				return -1;
 			/* one chunk a callback: while a device views, the socket sets the pace */
-			if (!read_pty(s, s->ptyfd, true, HOST_FRAME_DATA_MAX))
+			if (!read_pty(s, s->ptyfd, true, HOST_FRAME_OUTPUT_MAX))
 			{
 				/* the end: the wsi closes, RAW_CLOSE_FILE reads what is left */
 				return -1;
@@ -300,6 +311,7 @@ hang_up(host_session *s)
 	close_pty(s);
 	lws_sul_cancel(&s->sul_drain);
 	lws_sul_cancel(&s->sul_detach);
+	lws_sul_cancel(&s->sul_reconnect);
 	if (s->stream != NULL)
 	{
 		host_stream_close(s->stream, HOST_CLOSE_ENDED);
@@ -498,9 +510,13 @@ host_session_open(const bothy_uuid *session, const bothy_uuid *grant)
 		host_stream_close(s->stream, HOST_CLOSE_GOING);
 		s->stream = NULL;
 	}
+	lws_sul_cancel(&s->sul_reconnect);
+	s->reconnects = 0;
 	s->resumed = false;
 	s->grant = *grant;
 	s->stream = host_stream_open(s, session, grant);
+	if (s->stream == NULL)
+		reconnect_later(s, 0);
 	if (s->pid > 0)
 		host_control_started(session, grant);
 	pump(s);
@@ -599,6 +615,7 @@ host_session_paired(host_session *s, host_stream *st)
 		return;
 	/* a device: nothing flows until it says where it is */
 	s->resumed = false;
+	s->reconnects = 0;
 	pump(s);
 }
 
@@ -684,7 +701,7 @@ host_session_next_frame(host_session *s, host_stream *st, uint8_t *out, size_t c
 		pump(s);
 		return 0;
 	}
-	n = host_ring_read(&s->ring, s->cursor, out + 9, HOST_FRAME_DATA_MAX);
+	n = host_ring_read(&s->ring, s->cursor, out + 9, HOST_FRAME_OUTPUT_MAX);
 	if (n == 0)
 		return 0;
 	host_frame_put_output(out, s->cursor);
@@ -692,6 +709,50 @@ host_session_next_frame(host_session *s, host_stream *st, uint8_t *out, size_t c
 	/* the chunk is the socket's now (written right after): what flows next */
 	pump(s);
 	return 9 + n;
+}
+
+static void
+reconnect_cb(lws_sorted_usec_list_t *sul)
+{
+	host_session *s = lws_container_of(sul, host_session, sul_reconnect);
+
+	if (!s->used || s->ending || s->stream != NULL || host.stopping)
+		return;
+	s->resumed = false;
+	s->stream = host_stream_open(s, &s->id, &s->grant);
+	if (s->stream == NULL)
+		reconnect_later(s, 0);
+	pump(s);
+}
+
+/* The same grant's data connection again, after the back-off table's delay. */
+static void
+reconnect_later(host_session *s, int peer_code)
+{
+	uint32_t	random;
+	uint32_t	delay;
+
+	randombytes_buf(&random, sizeof(random));
+	delay = host_backoff_delay_ms(s->reconnects, random);
+	if (s->reconnects < 1000)
+		s->reconnects++;
+	gw_logf(GW_LOG_WARN, "data connection lost", "code=%d retry_ms=%u", peer_code, delay);
+	lws_sul_schedule(host.context, 0, &s->sul_reconnect, reconnect_cb,
+					 (lws_usec_t) delay * LWS_US_PER_MS);
+}
+
+/*
+ * The server's close codes after which the same identify cannot succeed
+ * or must not be tried (protocol.md, "Close codes of a stream"): refused
+ * (the grant is no longer current, or the key), malformed and too big (a
+ * bug, which a retry repeats), a lone side (nothing to relay for this
+ * grant).  1000 ends the session.
+ */
+static bool
+reconnects_after(int peer_code)
+{
+	return peer_code != HOST_CLOSE_ENDED && peer_code != 4001 && peer_code != 4002 &&
+		peer_code != 1009 && peer_code != 4102;
 }
 
 void
@@ -708,5 +769,7 @@ host_session_stream_gone(host_session *s, host_stream *st, int ours_code, int pe
 		hang_up(s);
 		return;
 	}
+	if (ours_code == 0 && reconnects_after(peer_code) && !s->ending && !host.stopping)
+		reconnect_later(s, peer_code);
 	pump(s);
 }

@@ -336,6 +336,13 @@ def terminal_rest(node, method, path, token=None, body=None, raw=None, headers=N
         return e.code, json.loads(text) if text else None
 
 
+def connected_on(node, keys, owner, host):
+    """Whether node counts the host as connected (GET /v1/terminal/hosts)."""
+    status, body = terminal_rest(node, "GET", "/v1/terminal/hosts", keys.person(owner))
+    assert status == 200, body
+    return any(h["host"] == host and h["connected"] for h in body["hosts"])
+
+
 def terminal_call(*args, **kwargs):
     """terminal_rest in a thread, awaitable from a test's coroutine."""
     return asyncio.get_running_loop().run_in_executor(None, lambda: terminal_rest(*args, **kwargs))

@@ -196,8 +196,9 @@ class Side:
         except websockets.ConnectionClosed as e:
             return e.code
 
-    async def close(self):
-        await self.ws.close()
+    async def close(self, code=1000):
+        """1000 from a host's side ends its session, paired or not (protocol.md)."""
+        await self.ws.close(code=code)
 
 
 async def pair(base_device, base_host, session, host_first=False):
@@ -267,6 +268,15 @@ def tnodes(tpg, keys):
 @pytest.fixture
 def terminal(tpg, keys):
     return Terminal(tpg, keys)
+
+
+def paired_on(nodes):
+    """The node whose /status.json shows a pairing, or None."""
+    for node in nodes:
+        status, body = node.http("/status.json")
+        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
+            return node
+    return None
 
 
 def wait_state(terminal, session_id, want, timeout=10.0):

@@ -23,8 +23,8 @@ import time
 
 import pytest
 
-from conftest import (active_host, terminal_call, new_id, node_base, poll_until, run,
-                      terminal_instance, terminal_rest)
+from conftest import (active_host, connected_on, terminal_call, new_id, node_base, poll_until, run,
+                      terminal_instance)
 from fakehost import ControlConnection
 
 SESSIONS = "/v1/terminal/sessions"
@@ -38,12 +38,6 @@ def pg():
     yield inst
     inst.close()
 
-
-
-def connected_on(node, keys, owner, host):
-    status, body = terminal_rest(node, "GET", "/v1/terminal/hosts", keys.person(owner))
-    assert status == 200, body
-    return any(h["host"] == host and h["connected"] for h in body["hosts"])
 
 
 def test_host_on_a_device_on_b_then_a_sends_session_open(gateways, tworld, keys):

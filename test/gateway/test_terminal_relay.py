@@ -5,7 +5,8 @@ grant), the first is told waiting, both paired, and binary frames go both
 ways untouched; every refusal and its code; a path without a session ID
 answered 404; a lone side closed with 4102 within open_timeout, counted by
 side, the opening ended once with open_timeout; the host's 1000 ending the
-session (closed_by_host), the device's 1000 after it.
+session (closed_by_host), the device's 1000 after it, and a lone host's
+1000 too.
 """
 import asyncio
 import os
@@ -198,6 +199,20 @@ def test_host_closing_with_1000_ends_the_session_closed_by_host(tnodes, terminal
     op, code = run(go())
     assert (op, code) == ("waiting", 1000)
     wait_state(terminal, session.id, ("closed", "closed_by_host"))
+
+
+def test_a_lone_host_closing_with_1000_ends_the_session_too(tnodes, terminal):
+    """bothy-host answers waiting with 1000 when it has no shell for the
+    session (host.md): the session ends closed_by_host, not open_timeout."""
+    node, base, session = one_session(tnodes, terminal)
+
+    async def go():
+        hostside = await Side.open(base, session.id, session.host_identify())
+        op = await hostside.op()
+        await hostside.ws.close(code=1000)
+        return op
+    assert run(go()) == "waiting"
+    wait_state(terminal, session.id, ("closed", "closed_by_host"), timeout=OPEN_S / 2)
 
 
 def test_a_stopping_node_closes_both_sides_with_1001_and_exits_0(tnodes, terminal):

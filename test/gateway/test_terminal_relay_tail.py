@@ -22,9 +22,9 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import b64e, ed25519_sign, keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
+from conftest import b64e, connected_on, ed25519_sign, keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
 from edge import edge  # noqa: F401  (a fixture)
-from terminal_streams import (OPEN_S, Side, pair, run, terminal, tnodes, tpg,  # noqa: F401
+from terminal_streams import (OPEN_S, Side, pair, paired_on, run, terminal, tnodes, tpg,  # noqa: F401
                               wait_state, ws_base)
 
 
@@ -78,12 +78,13 @@ def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, term
         await device.ws.send(b"typing on")
         got = await hostside.bytes(9)
         await device.close()
-        await hostside.close()
+        await hostside.close(1001)      # going away: the session is not over
         return got
     assert run(go()) == b"typing on"
-    # then the device's close detached it again
-    log = terminal.log(session.id)
-    assert log[-3:] == ["session_detached", "session_activated", "session_detached"], log
+    # then the device's close detached it again (a call of the node's after the close)
+    poll_until(lambda: terminal.log(session.id)[-3:] ==
+               ["session_detached", "session_activated", "session_detached"],
+               timeout=5, what="the device's close detaching the session")
     assert node.metric('bothy_terminal_relay_decisions_total{decision="activate"}') == 1
 
 
@@ -154,15 +155,6 @@ def rest_post(base_http, path, token, body):
         return e.code, json.loads(e.read().decode() or "{}")
 
 
-def paired_on(nodes):
-    """The node whose /status.json shows a pairing, or None."""
-    for node in nodes:
-        status, body = node.http("/status.json")
-        if status == 200 and json.loads(body)["terminal_relay"]["paired"] > 0:
-            return node
-    return None
-
-
 def test_control_node_killed_while_the_pairing_lives_on_another_node(tnodes, terminal, keys, edge):
     nodes = tnodes(3)
     needs_control_plane(nodes[0])
@@ -194,6 +186,9 @@ def test_control_node_killed_while_the_pairing_lives_on_another_node(tnodes, ter
     async def go():
         control = ControlHost(key, host)
         await control.connect(ws_base(control_node))
+        # the REST node counts the host once it heard the first report's announcement
+        poll_until(lambda: connected_on(rest_node, keys, owner, host), timeout=5,
+                   what="the REST node counts the host")
         # a session whose pairing lives elsewhere than the control connection
         for _ in range(8):
             sid, device, hostside = await open_session(control)
@@ -212,7 +207,7 @@ def test_control_node_killed_while_the_pairing_lives_on_another_node(tnodes, ter
             await asyncio.sleep(0.25)
         wait_state(terminal, sid, ("active", None), timeout=10)
         await device.close()
-        await hostside.close()
+        await hostside.close(1001)      # going away: the session is not over
         return terminal.log(sid)
     log = run(go())
     assert log[:2] == ["session_opened", "session_started"] and log[-1] != "session_closed"

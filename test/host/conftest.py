@@ -216,6 +216,14 @@ def open_session(fake, ctl):
     return session, grant, stream
 
 
+def reconnected(fake, stream, timeout=10.0):
+    """The data connection the host connects again after `stream` was lost
+    without 1000 (protocol.md): the same identify, signature and all."""
+    again = fake.stream(timeout)
+    assert again.identify == stream.identify, (again.identify, stream.identify)
+    return again
+
+
 def attach(fake, ctl, session):
     """session.open with a new grant for a session the host runs: the new data connection."""
     grant = uuid7()

@@ -26,6 +26,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 UUID_RE_LEN = 36
+# A node's default --max-message (docs/gateway.md): a longer message from
+# the host closes its connection with 1009, as a real node does.
+MAX_MESSAGE = 16384
 
 
 def b64url(data):
@@ -238,7 +241,7 @@ class FakeServer:
 
         async def main():
             self._server = await websockets.serve(self._handle, "127.0.0.1", 0, ssl=self.ssl,
-                                                  max_size=1 << 20, ping_interval=None)
+                                                  max_size=MAX_MESSAGE, ping_interval=None)
             self.port = self._server.sockets[0].getsockname()[1]
             self._ready.set()
             await self._server.wait_closed()
@@ -383,7 +386,7 @@ def parse_host_frame(frame):
         assert len(frame) == 25, "a begin frame of %d bytes" % len(frame)
         return ("begin",) + struct.unpack(">QQQ", frame[1:])
     if frame[:1] == b"o":
-        assert 10 <= len(frame) <= 9 + 16384, "an output frame of %d bytes" % len(frame)
+        assert 10 <= len(frame) <= MAX_MESSAGE, "an output frame of %d bytes" % len(frame)
         return ("output", struct.unpack(">Q", frame[1:9])[0], frame[9:])
     raise AssertionError("unknown frame type %r" % frame[:1])
 
@@ -403,7 +406,20 @@ class Device:
         assert begin[0] == "begin", "the first frame is %r" % (begin,)
         _, self.stream_id, self.offset, self.skipped = begin
         self.begin = self.offset        # where this device's data starts
+        self.pairings = 1               # a real relay may pair it again (_pair_again)
         self.data = bytearray()
+
+    def _pair_again(self, message):
+        """A real relay's waiting: the host's data connection went away and
+        comes back with the same identify (protocol.md); once paired again
+        the device resumes where it was, as at every pairing (host.md)."""
+        assert json.loads(message) == {"op": "waiting"}, "unexpected text %r" % message
+        self.stream.paired()
+        self.stream.send(resume(self.stream_id, self.offset))
+        begin = parse_host_frame(self.stream.recv(what="begin frame"))
+        assert begin == ("begin", self.stream_id, self.offset, 0), \
+            "paired again at %d of stream %x, got %r" % (self.offset, self.stream_id, begin)
+        self.pairings += 1
 
     def send(self, data):
         self.stream.send(input_frame(data))
@@ -412,7 +428,11 @@ class Device:
         self.stream.send(resize(rows, cols))
 
     def read_frame(self, timeout=5.0):
-        kind, offset, data = parse_host_frame(self.stream.recv(timeout, "output frame"))
+        message = self.stream.recv(timeout, "output frame")
+        if isinstance(message, str) and isinstance(self.stream, Client):
+            self._pair_again(message)
+            return self.read_frame(timeout)
+        kind, offset, data = parse_host_frame(message)
         assert kind == "output"
         assert offset == self.offset, "output at %d where %d was due" % (offset, self.offset)
         self.offset += len(data)

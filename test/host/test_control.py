@@ -16,7 +16,7 @@ import pytest
 
 
 from conftest import AS_ROOT, HOST, SHELL, Host, public_key, poll_until
-from fakeserver import b64url, uuid7, verify
+from fakeserver import Device, b64url, uuid7, verify
 
 BACKOFF_MS = [250, 500, 1000, 2000, 4000]
 
@@ -67,7 +67,7 @@ def test_probe_is_answered_with_a_signature_over_its_nonce(fake, paired, running
     ({"op": "session.resize", "session": "x"}, "unknown op on the control connection"),
     ({"op": "session.open", "session": "not-a-uuid", "grant": "x", "device": "y"},
      "malformed message on the control connection"),
-    ({"op": "heartbeat_ack", "extra": 1}, "malformed message on the control connection"),
+    ({"op": "session.close"}, "malformed message on the control connection"),
     ({"op": "challenge", "nonce": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"},
      "unexpected op on the control connection"),
     (b"binary", "binary message on the control connection"),
@@ -81,6 +81,25 @@ def test_what_the_host_refuses_closes_with_4002_and_it_comes_back(fake, running,
     assert logged in h.log
     again = fake.control()
     assert again.next_op("report", skip=())["sessions"] == []
+
+
+def test_a_member_the_host_does_not_know_is_ignored(fake, running):
+    """protocol.md: the node's messages may gain optional members, which a
+    host service ignores; the ones it knows are still checked."""
+    h, ctl = running()
+    ctl.next_op("report", skip=())
+    session, grant = uuid7(), uuid7()
+    ctl.send({"op": "session.open", "session": session, "grant": grant, "device": uuid7(),
+              "later": {"added": True}})
+    assert ctl.next_op("session.started") == {"op": "session.started", "session": session,
+                                              "grant": grant}
+    stream = fake.stream()
+    stream.send({"op": "waiting", "later": 1})
+    stream.send({"op": "paired", "later": [1]})
+    Device(stream, announce=False)
+    ctl.send({"op": "session.close", "session": session, "why": "later"})
+    assert stream.wait_closed() == 1000
+    assert "malformed" not in h.log
 
 
 def test_session_open_while_confirming_is_refused(fake, running):

@@ -3,9 +3,11 @@ real edge (the shipped deploy/nginx/bothy-edge.conf), one PostgreSQL in
 multi mode: pair and confirm, then echo and stty size round trips, a
 resize, a shell exit (closed_by_host), the host killed (presence ends within
 its window, a new session gets 409) and started again (its detached session
-comes back through session.open), and a device dropped in the middle of a
+comes back through session.open), a device dropped in the middle of a
 10 MB output that attaches again and receives every byte after its offset
-exactly once (issue 16).
+exactly once (issue 16), and the relay node of a session killed: the host's
+data connection comes back through the edge on the other node, which
+detaches the session, and the device attaches there and resumes exactly.
 
 They need the gateway's terminal route (control connections, REST, the
 relay) and an edge that routes /terminal/; the module checks at run time
@@ -29,6 +31,7 @@ from fakeserver import Client, Device
 
 gw = gateway_module("conftest")
 edge_mod = gateway_module("edge")
+streams = gateway_module("terminal_streams")
 
 # Short windows: a dead control connection stops counting within 3 s, the
 # duplicate probation (twice the probe timeout) after a restart is 1 s.
@@ -38,6 +41,10 @@ PG_CONF = gw.PG_CONF + [
     "bothy.terminal_host_duplicate_probe_timeout = '500ms'",
 ]
 
+# The nodes' own message and queue bounds, not the gateway suite's small
+# ones: bothy-host's frames are up to 16384 bytes, which a node passes only
+# with --max-message at its default (docs/gateway.md, docs/host.md).
+NODE_OPTS = ["--max-message", "16384", "--send-queue", "65536"]
 
 async def _answers_challenge(url):
     try:
@@ -57,7 +64,8 @@ class Cluster:
         self.pg = gw.Instance("host-e2e-pg", PG_CONF)
         self.pg.start()
         self.keys = gw.KeyStore()
-        self.nodes = [gw.Gateway("node%d" % i, self.pg, self.keys).start() for i in range(2)]
+        self.nodes = [gw.Gateway("node%d" % i, self.pg, self.keys, NODE_OPTS).start()
+                      for i in range(2)]
         self.edge = edge_mod.Edge(self.nodes).start()
         self.url = self.edge.http_url
         self.ws = "ws://127.0.0.1:%d" % self.edge.port
@@ -228,3 +236,33 @@ def test_10_mb_with_the_device_dropped_in_the_middle(owner):
     start = whole.index(b"0000001\r\n")
     expected = b"".join(b"%07d\r\n" % i for i in range(1, lines + 1))
     assert whole[start:start + len(expected)] == expected
+
+
+def test_the_relay_node_killed_and_the_session_coming_back(owner):
+    """terminal.md, "How a pairing ends": a dead node writes no end, so the
+    session stays active until bothy-host connects its data connection again
+    (the same identify, host.md) and the edge sends it to the node its ring
+    gives now, which detaches the session: the device attaches there."""
+    owner.run()
+    opened = owner.open()
+    d = owner.device(opened)
+    d.send(b"X=ke\"\"pt\n")
+    d.send(b"echo o''ne $X\n")
+    d.read_until(b"one kept\r\n")
+    relay = poll_until(lambda: streams.paired_on(owner.c.nodes), what="the pairing's node")
+    relay.proc.send_signal(signal.SIGKILL)
+    relay.proc.wait()
+    try:
+        d.stream.wait_closed(10)
+        poll_until(lambda: owner.session_row(opened["session"])[0] == "detached", timeout=20,
+                   what="the session detached by the host's data connection on the other node")
+        d2 = owner.device(owner.attach(opened["session"]), d.stream_id, d.offset)
+        assert (d2.stream_id, d2.offset, d2.skipped) == (d.stream_id, d.offset, 0)
+        d2.send(b"echo t''wo $X\n")
+        d2.read_until(b"two kept\r\n")
+        assert "data connection lost" in owner.proc.log
+        other, = [n for n in owner.c.nodes if n is not relay]
+        assert streams.paired_on([other]) is other
+    finally:
+        relay.logfile.close()
+        relay.start()

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import attach, public_key, open_session, poll_until
+from conftest import attach, public_key, open_session, poll_until, reconnected
 from fakeserver import Device, input_frame, parse_host_frame, resize, resume, uuid7, verify
 
 
@@ -118,12 +118,15 @@ def test_an_attach_continues_the_same_shell(fake, running):
     d.send(b"X=remembered\n")
     d.read_until(b"X=remembered\r\n")
     shell = h.children()
-    # the relay node dies: the data connection drops, the shell stays
+    # the relay node dies: the data connection drops, the shell stays, and
+    # the host connects it again with the same identify (no device there)
     stream.drop()
-    time.sleep(0.3)
+    again = reconnected(fake, stream)
     assert h.children() == shell
-    # the device attaches again: a new grant, a new data connection
+    # the device attaches again: a new grant, a new data connection; the
+    # reconnected one of the old grant is done
     stream2 = attach(fake, ctl, session)
+    assert again.wait_closed() == 1001
     d2 = Device(stream2, d.stream_id, d.offset)
     assert (d2.stream_id, d2.offset, d2.skipped) == (d.stream_id, d.offset, 0)
     d2.send(b"echo $X\n")
@@ -183,7 +186,7 @@ def test_a_malformed_device_frame_closes_the_data_connection_with_4002(fake, run
 def test_strict_text_on_the_data_connection(fake, running):
     h, ctl = running()
     session, grant, stream = open_session(fake, ctl)
-    stream.send({"op": "paired", "extra": True})
+    stream.send('{"op":"paired","op":"paired"}')     # a duplicate member
     assert stream.wait_closed() == 4002
     assert "malformed message on a data connection" in h.log
     stream2 = attach(fake, ctl, session)
@@ -202,16 +205,17 @@ def test_strict_text_on_the_data_connection(fake, running):
 
 
 def test_input_larger_than_the_pty_takes_at_once(fake, running):
-    """300 kB pasted in 16 kB frames: the PTY's input buffer fills, the host
-    holds the rest and stops reading the socket until the shell read it."""
+    """300 kB pasted in the largest input frames (16384 bytes whole): the
+    PTY's input buffer fills, the host holds the rest and stops reading the
+    socket until the shell read it."""
     h, ctl = running()
     session, grant, stream = open_session(fake, ctl)
     d = Device(stream)
     d.send(b"stty raw -echo; head -c 300000 | md5sum; stty sane\n")
     time.sleep(0.5)
     data = bytes(0x21 + secrets.randbelow(94) for _ in range(300000))
-    for i in range(0, len(data), 16384):
-        d.send(data[i:i + 16384])
+    for i in range(0, len(data), 16383):
+        d.send(data[i:i + 16383])
     d.read_until(hashlib.md5(data).hexdigest().encode(), timeout=20)
 
 
@@ -227,6 +231,42 @@ def test_max_sessions(fake, running):
     assert len(h.children()) == 2
 
 
+def test_a_lost_data_connection_comes_back_with_the_same_identify(fake, running):
+    """protocol.md: a data connection that went away without 1000 (dropped,
+    the node stopping, 4008) is connected again with the same identify, and
+    the device that waited on its node pairs with it again and resumes
+    exactly; after 4102, 4001, 4002 or 1009 the host waits for a
+    session.open instead."""
+    h, ctl = running()
+    session, grant, stream = open_session(fake, ctl)
+    d = Device(stream)
+    d.send(b"X=kept\n")
+    d.read_until(b"X=kept\r\n")
+    for lose in (stream.drop, lambda: stream.close(1001), lambda: stream.close(4008)):
+        lose()
+        start = time.monotonic()
+        again = reconnected(fake, stream)
+        # the back-off table's first delay, 250 ms and its jitter
+        assert 0.2 < time.monotonic() - start < 3
+        # the same device, paired again on the same grant: resume where it was
+        d2 = Device(again, d.stream_id, d.offset)
+        assert (d2.stream_id, d2.offset, d2.skipped) == (d.stream_id, d.offset, 0)
+        d2.send(b"echo $X-$((1+1))\n")
+        d2.read_until(b"kept-2\r\n")
+        stream, d = again, d2
+    assert h.log.count("data connection lost") == 3
+    for final in (4102, 4001, 4002, 1009):
+        stream.close(final)
+        try:
+            extra = fake.stream(timeout=2)
+        except AssertionError:
+            extra = None
+        assert extra is None, "connected again after %d" % final
+        stream = attach(fake, ctl, session)
+        Device(stream, d.stream_id, d.offset)
+    assert h.log.count("data connection lost") == 3
+
+
 def test_a_detached_session_ends_after_the_detach_timeout(fake, running):
     """--detach-timeout at its least (60 s): without a data connection that
     long, the shell ends; one that comes back in time resets it."""
@@ -235,11 +275,15 @@ def test_a_detached_session_ends_after_the_detach_timeout(fake, running):
     Device(stream)
     shell = poll_until(h.children, what="the shell")
     stream.drop()
+    # the host connects it again; a node with nothing to relay for the
+    # grant says 4102, after which the host waits for a session.open
+    reconnected(fake, stream).close(4102)
     time.sleep(30)
     # back within the timeout: the clock starts again when this one goes
     stream2 = attach(fake, ctl, session)
     Device(stream2)
     stream2.drop()
+    reconnected(fake, stream2).close(4102)
     time.sleep(40)
     assert h.children() == shell, "70 s detached in all, but never 60 s at once"
     poll_until(lambda: h.children() == [], timeout=30, what="the detached shell ended")

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 
-from conftest import WORK, attach, open_session, poll_until
+from conftest import WORK, attach, open_session, poll_until, reconnected
 from fakeserver import Device
 
 LINES = 1111111                     # "%07d\r\n" each: 9,999,999 bytes
@@ -49,9 +49,11 @@ def test_10_mb_with_a_drop_in_the_middle_resumes_exactly_once(fake, running):
     session, stream, d, flag = start_output(fake, ctl, LINES, 3000000)
     shown = d.offset
     stream.drop()                   # the relay node dies mid-output
+    again = reconnected(fake, stream)   # and the host's data connection comes back, unpaired
     poll_until(lambda: os.path.exists(flag), timeout=60, what="the output written to the ring")
 
     d2 = Device(attach(fake, ctl, session), d.stream_id, shown)
+    assert again.wait_closed() == 1001
     assert (d2.stream_id, d2.offset, d2.skipped) == (d.stream_id, shown, 0)
     d2.read_until(b"%07d\r\n" % LINES, timeout=60)
 
@@ -70,6 +72,7 @@ def test_what_the_ring_no_longer_holds_is_counted_as_skipped(fake, running):
     shown = d.offset
     seq_start = bytes(d.data).index(b"0000001\r\n")
     stream.drop()
+    reconnected(fake, stream).close(4102)   # nothing to relay: it waits for an attach
     poll_until(lambda: os.path.exists(flag), timeout=60, what="the output written to the ring")
     time.sleep(0.5)                 # the prompt after it
 

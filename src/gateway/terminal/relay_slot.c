@@ -306,6 +306,14 @@ pair(gw_rslot *s, int64_t now)
 	io->tell(host, true);
 	/* once per pairing (D-M2-47-3) */
 	io->paired(s);
+	/*
+	 * A started grant paired while its row is detached: the host started
+	 * the grant and its data connection came first, which detached the
+	 * session (gw_rslots_join), and the log's row of it was read before
+	 * this pairing.  Relayed here now: RelayActivate (D-M2-47-25).
+	 */
+	if (s->started && s->state == GW_TSTATE_DETACHED && !s->stale)
+		want(s, GW_RCALL_ACTIVATE);
 }
 
 bool
@@ -359,9 +367,15 @@ left(gw_rslot *s, gw_rside *side, bool host_ended, int64_t now)
 		io->resume(other);
 		io->tell(other, false);
 		arm_lone(s, other, now);
-		if (side->kind == GW_RSIDE_HOST && host_ended && !s->stale)
-			want(s, GW_RCALL_BY_HOST);
 	}
+	/*
+	 * The host's 1000, paired or not: its shell ended, or it has none for
+	 * this session (ended before, --max-sessions, a restarted service):
+	 * bothy-host says so after waiting too (host.md), and the session
+	 * would otherwise wait for a host that will never relay it.
+	 */
+	if (side->kind == GW_RSIDE_HOST && host_ended && !s->stale)
+		want(s, GW_RCALL_BY_HOST);
 	detach_if_left(s);
 }
 

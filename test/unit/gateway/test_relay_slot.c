@@ -334,6 +334,19 @@ test_pairing_ends(void)
 	done(1, 100, GW_RCALL_BY_HOST, GW_RRESULT_TRUE, NULL, 20);
 	UNIT_OK(saw("D close 1000") && live() == 0, "host ended: the device closes with 1000");
 
+	/* a lone host's 1000: no shell for the session (host.md); a lone timeout's end is not one */
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_DETACHED, 0);
+	UNIT_OK(gw_rslots_join(s, &h, 0) && saw("H waiting"), "a host of a detached session waits");
+	gw_rslots_leave(&h, true, 10);
+	UNIT_OK(saw("call by_host"), "its 1000 unpaired: closed_by_host asked all the same");
+	done(1, 100, GW_RCALL_BY_HOST, GW_RRESULT_TRUE, NULL, 20);
+	UNIT_OK(live() == 0, "... the session ended, the slot gone");
+	s = slot_of(1, 100, GW_TSTATE_DETACHED, 30);
+	gw_rslots_join(s, &h, 30);
+	gw_rslots_leave(&h, false, 40);
+	UNIT_OK(saw("H waiting"), "its other ends ask nothing");
+
 	/* started, the device leaves: detach */
 	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
 	UNIT_OK(s->started, "a slot of an active row knows its grant started");
@@ -455,6 +468,11 @@ test_activate(void)
 	r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
 	gw_rslots_log(&r, 20);
 	UNIT_OK(saw("") && h.lone_until == 0, "... the host then waits; its own detach is no RelayActivate");
+	d.paired_once = false;
+	UNIT_OK(gw_rslots_join(s, &d, 30) && saw("D paired; H paired; session_paired; call activate"),
+			"the device of that started grant pairs later: RelayActivate, the row active again");
+	done(1, 100, GW_RCALL_ACTIVATE, GW_RRESULT_TRUE, NULL, 40);
+	UNIT_OK(s->state == GW_TSTATE_ACTIVE && s->paired, "... active, relaying");
 	gw_rslots_forget();
 }
 

@@ -64,13 +64,14 @@ main(void)
 			f.len == 3 && memcmp(f.data, "ls\r", 3) == 0, "input decodes to its bytes");
 	memset(buf, 'x', sizeof(buf));
 	buf[0] = 'i';
-	UNIT_OK(host_frame_decode_device(buf, 1 + HOST_FRAME_DATA_MAX, &f) &&
-			f.len == HOST_FRAME_DATA_MAX, "input of the most bytes decodes");
+	UNIT_OK(host_frame_decode_device(buf, HOST_FRAME_MAX, &f) &&
+			f.len == HOST_FRAME_INPUT_MAX && HOST_FRAME_MAX == 16384,
+			"input of the most bytes decodes: 16384 bytes whole");
 
 	/* the device's refusals */
 	UNIT_OK(device_refuses("", 0), "an empty message is refused");
 	UNIT_OK(device_refuses("i", 1), "input without a byte is refused");
-	UNIT_OK(device_refuses(buf, 2 + HOST_FRAME_DATA_MAX), "input over the most is refused");
+	UNIT_OK(device_refuses(buf, HOST_FRAME_MAX + 1), "input over the most is refused");
 	buf[0] = 'r';
 	memset(buf + 1, 0, 17);
 	UNIT_OK(device_refuses(resume, 16) && device_refuses(buf, 18),

@@ -90,12 +90,15 @@ main(void)
 		malformed("{\"op\":null}") && malformed("{\"op\":\"paired\"} {}") &&
 		malformed("{\"op\":\"paired\"}x");
 	UNIT_OK(ok, "not one object with a string op");
-	ok = malformed("{\"op\":\"paired\",\"extra\":1}") &&
-		malformed("{\"op\":\"heartbeat_ack\",\"op\":\"heartbeat_ack\"}") &&
+	ok = malformed("{\"op\":\"heartbeat_ack\",\"op\":\"heartbeat_ack\"}") &&
+		malformed("{\"op\":\"paired\",\"x\":1,\"x\":2}") &&
 		malformed("{\"op\":\"session.close\"}") &&
-		malformed("{\"op\":\"session.close\",\"session\":\"" U1 "\",\"grant\":\"" U2 "\"}") &&
 		malformed("{\"op\":\"session.open\",\"session\":\"" U1 "\",\"grant\":\"" U2 "\"}");
-	UNIT_OK(ok, "a member more, a member less, or a duplicate member");
+	UNIT_OK(ok, "a member less, or a duplicate member");
+	UNIT_OK(parse("{\"op\":\"paired\",\"extra\":1}", &m) == HOST_MSG_OK && m.op == HOST_OP_PAIRED &&
+			parse("{\"op\":\"session.close\",\"session\":\"" U1 "\",\"why\":{\"a\":[1]}}", &m) ==
+			HOST_MSG_OK && m.op == HOST_OP_SESSION_CLOSE && bothy_uuid_compare(&m.session, &u1) == 0,
+			"a member the host does not know is the node's to add: ignored (protocol.md)");
 	ok = malformed("{\"op\":\"session.close\",\"session\":\"01890A5D-AC96-774B-BCCE-B302099A8057\"}") &&
 		malformed("{\"op\":\"session.close\",\"session\":\"{" U1 "}\"}") &&
 		malformed("{\"op\":\"session.close\",\"session\":\"01890a5dac96774bbcceb302099a8057\"}") &&
