@@ -142,3 +142,13 @@ SELECT session = :'session' AS first, transition, state, grant_id = :'grant_id' 
        grant_id = :'grant2' AS grant2, close_detail
   FROM bothy.terminal_log_after(2, 1000);
 SELECT sum(value) - :staged0 AS staged FROM staged;
+-- a host that started the grant before the device's stream came (bothy-host
+-- sends session.started once its shell runs): the device still uses the
+-- grant, once; a closed session's grant is not used
+SELECT session AS s5, grant_id AS g5 FROM bothy.terminal_session_open(:'person', :'phone', :'host') \gset
+SELECT bothy.terminal_session_started(:'s5', :'g5');
+SELECT bothy.terminal_grant_use(:'s5', :'g5');
+SELECT bothy.terminal_grant_use(:'s5', :'g5');
+SELECT session AS s6, grant_id AS g6 FROM bothy.terminal_session_open(:'person', :'phone', :'host') \gset
+SELECT bothy.terminal_session_close(:'person', :'s6');
+SELECT bothy.terminal_grant_use(:'s6', :'g6');

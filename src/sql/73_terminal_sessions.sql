@@ -147,8 +147,11 @@ COMMENT ON FUNCTION bothy.terminal_session_recheck(uuid, uuid, boolean) IS
     'the recheck after an open or attach committed; a failed one ends the session (recheck_failed)';
 
 -- The single use of a terminal session token: its grant (the jti) is used
--- by the first device stream that presents it, while the session is
--- opening or detached and the grant has not expired (the expiry inclusive).
+-- by the first device stream that presents it, while the session is not
+-- closed and the grant has not expired (the expiry inclusive).  Active
+-- too: a host service starts the grant (session.started) as soon as its
+-- shell runs, which is before the device, who waits for the REST answer,
+-- reaches its stream; the unused grant is still that device's to use.
 -- A second stream with the same token gets false (4001), the first is
 -- untouched.
 CREATE FUNCTION bothy.terminal_grant_use(session uuid, grant_id uuid) RETURNS boolean
@@ -160,7 +163,7 @@ BEGIN
             bothy._need(terminal_grant_use.grant_id, 'grant_id');
     UPDATE bothy.terminal_sessions s SET grant_used_at = now()
      WHERE s.session = terminal_grant_use.session AND s.grant_id = terminal_grant_use.grant_id
-       AND s.grant_used_at IS NULL AND s.state IN ('opening', 'detached')
+       AND s.grant_used_at IS NULL AND s.state IN ('opening', 'active', 'detached')
        AND s.grant_expires_at >= now();
     RETURN FOUND;
 END
