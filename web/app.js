@@ -582,9 +582,9 @@ function main() {
   });
   /* the terminal pane: a shell on the demo host, as the first pane's person */
   const term = document.getElementById("terminal");
+  term.hidden = false;      /* first: the pane measures its width */
   const shell = typeof Terminal === "function" && typeof TerminalPane === "function" ?
     new TerminalPane(term, cfg.panes[0].token, cluster) : null;
-  term.hidden = false;
   if (!shell) $(term, ".term-text").textContent = "xterm.js is missing: run make demo again (demo/xterm-install)";
   window.bothyDemo = { panes, shell };
 }

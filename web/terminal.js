@@ -101,7 +101,8 @@ class TerminalPane {
     const cellH = probe.getBoundingClientRect().height;
     probe.remove();
     if (!(cellW > 0 && cellH > 0)) return;
-    const cols = Math.max(20, Math.min(250, Math.floor((box.clientWidth - 16) / cellW)));
+    /* the box's padding (16 px) and room for xterm's scroll bar (12 px) */
+    const cols = Math.max(20, Math.min(250, Math.floor((box.clientWidth - 28) / cellW)));
     const rows = Math.max(8, Math.min(60, Math.floor(window.innerHeight * 0.45 / cellH)));
     if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
   }

@@ -102,16 +102,22 @@ export async function terminalChecks(ctx) {
     const p = await pane(page);
     const offset = p.offset;
     cluster(cfg, "kill", p.relay);
-    await until(page, () => {
-      const t = document.querySelector("#terminal").dataset;
-      return t.state === "ready" && Number(t.reattaches) >= 1;
-    }, null, "the pane attached again", LONG);
-    const after = await pane(page);
-    if (after.resumedAt !== offset) throw new Error("resumed at " + after.resumedAt + ", the pane showed " + offset);
-    if (after.relay === p.relay) throw new Error("still relayed by the killed node " + p.relay);
-    await run(page, until, "echo again-$X", new RegExp("^again-" + kept + "\\s*$"), "the same shell's variable");
-    await shot(page, "terminal-reattached");
-    cluster(cfg, "start", p.relay);
+    try {
+      await until(page, () => {
+        const t = document.querySelector("#terminal").dataset;
+        return t.state === "ready" && Number(t.reattaches) >= 1;
+      }, null, "the pane attached again", LONG);
+      const after = await pane(page);
+      if (after.resumedAt !== offset) throw new Error("resumed at " + after.resumedAt + ", the pane showed " + offset);
+      await until(page, (killed) => {
+        const relay = document.querySelector("#terminal").dataset.relay;
+        return relay !== "" && relay !== killed;
+      }, p.relay, "the pane naming the other node as its relay");
+      await run(page, until, "echo again-$X", new RegExp("^again-" + kept + "\\s*$"), "the same shell's variable");
+    } finally {
+      await shot(page, "terminal-reattached");
+      cluster(cfg, "start", p.relay);
+    }
   });
   await page.close();
 }
