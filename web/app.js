@@ -83,6 +83,15 @@ function parseFragment(hash) {
   return { thread, agent, people, panes, nodes };
 }
 
+/* The WebSocket URL of a path of this page's origin (the edge, or a node). */
+function wsUrl(path) {
+  const u = new URL(path, location.href);
+  u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+  u.hash = "";
+  u.search = "";
+  return u.href;
+}
+
 function ago(ms) {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
   return s < 2 ? "just now" : s < 60 ? s + " s ago" : Math.round(s / 60) + " min ago";
@@ -96,7 +105,7 @@ function clock(d) {
 
 class Cluster {
   constructor(names, list, links) {
-    this.nodes = names.map((name) => ({ name, id: null, up: null }));
+    this.nodes = names.map((name) => ({ name, id: null, up: null, status: null }));
     this.list = list;
     this.links = links;
     this.listeners = [];
@@ -140,22 +149,26 @@ class Cluster {
   onChange(f) { this.listeners.push(f); }
 
   async poll() {
+    const started = Date.now();
     await Promise.all(this.nodes.map(async (n) => {
       let up = false;
+      let status = null;
       try {
         const r = await fetch("node/" + n.name + "/status.json", { cache: "no-store" });
         if (r.ok) {
-          const s = await r.json();
-          n.id = s.node;
-          up = s.ready === true;
+          status = await r.json();
+          n.id = status.node;
+          up = status.ready === true;
         }
       } catch (e) { /* down: shown below */ }
       n.up = up;
+      n.status = status;      /* the terminal pane reads its terminal members */
       n.item.dataset.up = String(up);
       n.dot.style.background = up ? "var(--ok)" : "var(--bad)";
       n.label.textContent = n.id ? short(n.id) + (up ? "" : " · down") : up ? "" : "down";
       n.item.title = up ? "ready" : "not answering";
     }));
+    this.polledAt = started;        /* what the nodes said is no older than this */
     for (const f of this.listeners) f();
   }
 
@@ -223,17 +236,9 @@ class Pane {
     setInterval(() => this.renderRunAge(), 1000);
   }
 
-  url(path) {
-    const u = new URL(path, location.href);
-    u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
-    u.hash = "";
-    u.search = "";
-    return u.href;
-  }
-
   connect() {
     const pinned = !this.leftPin;
-    const ws = new WebSocket(this.url(pinned ? "node/" + this.via + "/gateway" : "gateway"));
+    const ws = new WebSocket(wsUrl(pinned ? "node/" + this.via + "/gateway" : "gateway"));
     this.ws = ws;
     this.op = this.resume ? "resume" : "identify";
     this.routeText = pinned ? "via its own path" : "via the edge";
@@ -575,7 +580,13 @@ function main() {
   document.addEventListener("visibilitychange", () => {
     for (const p of panes) p.visibility(document.hidden);
   });
-  window.bothyDemo = { panes };
+  /* the terminal pane: a shell on the demo host, as the first pane's person */
+  const term = document.getElementById("terminal");
+  term.hidden = false;      /* first: the pane measures its width */
+  const shell = typeof Terminal === "function" && typeof TerminalPane === "function" ?
+    new TerminalPane(term, cfg.panes[0].token, cluster) : null;
+  if (!shell) $(term, ".term-text").textContent = "xterm.js is missing: run make demo again (demo/xterm-install)";
+  window.bothyDemo = { panes, shell };
 }
 
 main();

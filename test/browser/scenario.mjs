@@ -9,6 +9,8 @@
  *   ada, grace  {"id", "token"}: a device each of their own for this test
  *   thread, agent  IDs
  *   kill        the command that SIGKILLs node a (an argv array)
+ *   cluster     demo/cluster and the cluster's DIR: [script, DIR] (the
+ *               terminal's checks kill and start a node with it)
  *   artifacts   the directory for the screenshots and results.json
  *   notify_ms   the driver's notification interval
  *
@@ -22,6 +24,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
+import { terminalChecks } from "./terminal.mjs";
 
 const cfg = JSON.parse(process.env.BOTHY_BROWSER_CONFIG);
 const results = [];
@@ -182,6 +185,13 @@ async function main() {
       "4 person connections (this test's Ada and Grace, the demo page's two panes)");
   });
   await shot(status, "status-node-b");
+
+  /* --- the terminal pane, with both nodes up again (terminal.mjs) -------- */
+  await check("terminal: node A started again", async () => {
+    const r = spawnSync(cfg.cluster[0], ["start", "a", cfg.cluster[1]], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error("start failed: " + (r.stdout || "") + (r.stderr || r.status));
+  });
+  await terminalChecks({ cfg, context, check, until, shot, T });
 
   await check("no script errors in the pages", () => {
     if (errors.length) throw new Error(errors.join(" | "));

@@ -4,10 +4,13 @@ settings), the nodes' static files and /status.json over plain HTTP, and
 the page itself in Debian's chromium driven by playwright-core
 (scenario.mjs): two pages on different nodes see each other's typing and
 presence, node A is killed and its page comes back through the edge on
-node B.  Screenshots go to BOTHY_BROWSER_ARTIFACTS (default
+node B; the terminal pane opens a shell on the cluster's bothy-host, reads
+echo and stty size back and attaches again when its relaying node is killed
+(terminal.mjs).  Screenshots go to BOTHY_BROWSER_ARTIFACTS (default
 artifacts/browser under the checkout), printed at the end.
 
-playwright-core comes from npm (`npm ci` here, pinned by package-lock.json);
+playwright-core comes from npm (`npm ci` here, pinned by package-lock.json),
+xterm.js too (demo/xterm-install, as make demo installs it);
 npm's cache and HOME are put under the work directory, so the suite runs as
 any user (test/run-all runs it as postgres).
 """
@@ -28,6 +31,18 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("BOTHY_ROOT", os.path.abspath(os.path.join(HERE, "..", "..")))
 GATEWAY = os.environ.get("BOTHY_GATEWAY", os.path.join(ROOT, "src", "gateway", "bothy-gateway"))
+
+
+def _host_binary():
+    """bothy-host as test/host finds it: BOTHY_HOST, else the work
+    directory's bin/ (test/run-all copies it there), else the build's."""
+    if os.environ.get("BOTHY_HOST"):
+        return os.environ["BOTHY_HOST"]
+    copied = os.path.join(ROOT, "bin", "bothy-host")
+    return copied if os.path.exists(copied) else os.path.join(ROOT, "src", "host", "bothy-host")
+
+
+HOST = _host_binary()
 WORK = os.environ.get("BOTHY_TEST_WORK") or tempfile.mkdtemp(prefix="bothy-browser-")
 ARTIFACTS = os.environ.get("BOTHY_BROWSER_ARTIFACTS", os.path.join(ROOT, "artifacts", "browser"))
 NOTIFY_EVERY_S = 3
@@ -50,6 +65,12 @@ CHECKS = [
     "failover: Grace's page sees Ada's device on node B",
     "failover: typing still reaches Ada's page",
     "status page: node B's ID, ready, its connections",
+    "terminal: node A started again",
+    "terminal: the pane opens a shell on the demo host through the edge",
+    "terminal: echo bothy-$RANDOM comes back on the screen",
+    "terminal: a resized window, and stty size says the pane's size",
+    "terminal: the pane names the relaying node and the control connection's node",
+    "terminal: the relaying node killed, the pane attaches again and the same shell answers",
     "no script errors in the pages",
 ]
 
@@ -97,7 +118,7 @@ class Cluster:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="cluster-", dir=WORK)
         self.ports = {name: free_port() for name in ("pg", "edge", "a", "b")}
-        self.env = dict(os.environ, BOTHY_GATEWAY=GATEWAY, BOTHY_DEMO_FAST="1",
+        self.env = dict(os.environ, BOTHY_GATEWAY=GATEWAY, BOTHY_HOST=HOST, BOTHY_DEMO_FAST="1",
                         BOTHY_DEMO_NOTIFY_EVERY=str(NOTIFY_EVERY_S),
                         BOTHY_DEMO_PGPORT=str(self.ports["pg"]),
                         BOTHY_DEMO_EDGE_PORT=str(self.ports["edge"]),
@@ -137,8 +158,20 @@ class Cluster:
                               stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
+def npm_env():
+    """npm's cache and HOME under the work directory: any user runs it."""
+    home = os.path.join(WORK, "home")
+    os.makedirs(home, exist_ok=True)
+    return dict(os.environ, HOME=home, npm_config_cache=os.path.join(WORK, "npm-cache"),
+                npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
+
+
 @pytest.fixture(scope="session")
 def cluster():
+    # xterm.js for the page's terminal pane, as make demo installs it
+    r = subprocess.run([os.path.join(ROOT, "demo", "xterm-install")], env=npm_env(), timeout=300,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 0, "demo/xterm-install failed:\n" + r.stdout[-3000:]
     c = Cluster()
     c.up()
     yield c
@@ -281,10 +314,7 @@ def test_status_json(cluster):
 
 @pytest.fixture(scope="session")
 def scenario(cluster):
-    home = os.path.join(WORK, "home")
-    os.makedirs(home, exist_ok=True)
-    env = dict(os.environ, HOME=home, npm_config_cache=os.path.join(WORK, "npm-cache"),
-               npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
+    env = npm_env()
     r = subprocess.run(["npm", "ci", "--no-progress"], cwd=HERE, env=env, timeout=300,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert r.returncode == 0, "npm ci failed:\n" + r.stdout[-3000:]
@@ -303,6 +333,7 @@ def scenario(cluster):
         "ada": people["ada"], "grace": people["grace"],
         "thread": v["DEMO_THREAD"], "agent": v["DEMO_AGENT"],
         "kill": [cluster.script, "kill", "a", cluster.dir],
+        "cluster": [cluster.script, cluster.dir],
         "artifacts": ARTIFACTS,
         "notify_ms": NOTIFY_EVERY_S * 1000,
     }

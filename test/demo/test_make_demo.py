@@ -6,7 +6,8 @@ two ready nodes; `demo/cluster kill a .demo` and `start a .demo`, as the
 page says; Ctrl-C (SIGINT to its process group, as a terminal sends it)
 stops everything and leaves no process and, as root, no runtime directory
 behind; a second run starts again from the same data (no second initdb,
-the seeded rows once, the run's versions going on).
+the seeded rows once, the run's versions going on, the demo terminal host
+and its key as the first run paired them).
 
 Run by test/run-all as the user that runs `make test` (root in CI, where
 demo/run runs the cluster as postgres from a runtime directory under
@@ -176,7 +177,16 @@ def data_facts(copy, ports):
         "runs": psql(copy, ports, "SELECT count(*) FROM bothy.runs"),
         "members": psql(copy, ports, "SELECT count(*) FROM bothy.memberships"),
         "run_version": run_version(copy, ports),
+        # the demo terminal host: registered and paired once, its key kept
+        "hosts": psql(copy, ports, "SELECT count(*) || ' ' || string_agg(state, ',') FROM bothy.terminal_hosts"),
+        "pairings": psql(copy, ports, "SELECT count(*) FROM bothy.terminal_log WHERE transition = 'host_paired'"),
+        "host_key": host_key(copy),
     }
+
+
+def host_key(copy):
+    with open(os.path.join(cluster_dir(copy), "host", "key")) as f:
+        return f.read()
 
 
 def assert_serving(ports, link):
@@ -248,10 +258,11 @@ def test_make_demo_starts_stops_on_ctrl_c_and_starts_again_from_the_same_data(ch
     running = processes_of(copy, *([runtime] if runtime else []))
     # the scan below sees the cluster: PostgreSQL, both nodes, the edge, the driver
     assert all(any(what in p for p in running) for what in
-               ("postgres", "bothy-gateway", "nginx", "driver.py")), running
+               ("postgres", "bothy-gateway", "nginx", "driver.py", "bothy-host")), running
     assert run_version_moves(copy, ports, 0), "the driver stores no run version"
     before = data_facts(copy, ports)
     assert before["runs"] == "1" and before["members"] == "2", before
+    assert before["hosts"] == "1 active" and before["pairings"] == "1", before
 
     assert first.ctrl_c() == 130, first.output
     assert "stopped; the data stays in" in first.output
@@ -264,6 +275,9 @@ def test_make_demo_starts_stops_on_ctrl_c_and_starts_again_from_the_same_data(ch
         after = data_facts(copy, ports)
         assert after["system_identifier"] == before["system_identifier"]    # no second initdb
         assert (after["runs"], after["members"]) == (before["runs"], before["members"])  # seeded once
+        # the same host with the same key, not paired again
+        assert (after["hosts"], after["pairings"], after["host_key"]) == \
+            (before["hosts"], before["pairings"], before["host_key"])
         assert run_version_moves(copy, ports, before["run_version"])       # the run goes on
         # step 4 of the page: a node killed and started again, from the checkout
         assert "demo/cluster kill a .demo" in second.output

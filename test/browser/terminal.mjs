@@ -1,0 +1,123 @@
+/*
+ * test/browser/terminal.mjs: the demo page's terminal pane (web/terminal.js)
+ * against the demo cluster's real bothy-host, through the real edge, in
+ * chromium: a shell opened, `echo bothy-$RANDOM` read back from the screen,
+ * the window resized and `stty size` read back, the relaying node killed
+ * and the pane attached again with the same shell answering.  Called by
+ * scenario.mjs with both nodes up; `check`, `until` and `shot` are its.
+ *
+ * The node killed relays the session and holds the host's control
+ * connection: the pane opens new shells (the edge hashes each session ID
+ * anew) until one is relayed where the control connection is.  bothy-host
+ * connects a data connection again only at a session.open (docs/host.md),
+ * which a new login of its control connection brings; a relay node that
+ * dies alone leaves the session active, and an attach is answered
+ * not_detached (the report of issue 16's demo half).
+ */
+import { spawnSync } from "node:child_process";
+
+const LONG = 60000;
+
+function cluster(cfg, ...args) {
+  const r = spawnSync(cfg.cluster[0], [...cfg.cluster.slice(1, -1), ...args, cfg.cluster.at(-1)],
+    { encoding: "utf8", env: process.env });
+  if (r.status !== 0) throw new Error("demo/cluster " + args.join(" ") + " failed: " + (r.stdout || "") + (r.stderr || r.status));
+}
+
+/* types a line into the terminal and waits for a screen line matching re */
+async function run(page, until, line, re, what) {
+  await page.locator("#terminal .term-screen").click();
+  await page.keyboard.type(line, { delay: 15 });
+  await page.keyboard.press("Enter");
+  await until(page, (src) => new RegExp(src, "m").test(window.bothyDemo.shell.screenText()), re.source, what);
+  return page.evaluate((src) => window.bothyDemo.shell.screenText().match(new RegExp(src, "m")), re.source);
+}
+
+function pane(page) {
+  return page.$eval("#terminal", (t) => ({ ...t.dataset }));
+}
+
+export async function terminalChecks(ctx) {
+  const { cfg, context, check, until, shot, T } = ctx;
+  const page = await context.newPage();
+  await page.goto(cfg.demo_url);
+  let tag = "";
+  let kept = "";
+
+  await check("terminal: the pane opens a shell on the demo host through the edge", async () => {
+    await until(page, () => document.querySelector("#terminal").dataset.control !== "", null,
+      "the host's control connection on a node", LONG);
+    await page.click("#terminal .term-open");
+    await until(page, () => document.querySelector("#terminal").dataset.state === "ready" &&
+      /demo\$ /.test(window.bothyDemo.shell.screenText()), null, "a prompt in the pane");
+  });
+
+  await check("terminal: echo bothy-$RANDOM comes back on the screen", async () => {
+    const m = await run(page, until, "echo bothy-$RANDOM", /^bothy-(\d+)\s*$/, "bothy-<number> on its own line");
+    tag = m[1];
+    const text = await page.evaluate(() => window.bothyDemo.shell.screenText());
+    if (!/demo\$ echo bothy-\$RANDOM/.test(text)) throw new Error("the command line is not on the screen");
+  });
+  await shot(page, "terminal-echo");
+
+  await check("terminal: a resized window, and stty size says the pane's size", async () => {
+    const before = (await pane(page)).size;
+    await page.setViewportSize({ width: 900, height: 760 });
+    await until(page, (b) => document.querySelector("#terminal").dataset.size !== b, before, "a new size");
+    const size = (await pane(page)).size;
+    const m = await run(page, until, "stty size", new RegExp("^(" + size + ")\\s*$"), "stty size " + size);
+    if (m[1] !== size) throw new Error("stty size " + m[1] + ", the pane " + size);
+  });
+  await shot(page, "terminal-resized");
+
+  await check("terminal: the pane names the relaying node and the control connection's node", async () => {
+    /* a session relayed where the control connection is (see the banner) */
+    for (let i = 0; ; i++) {
+      await until(page, () => {
+        const t = document.querySelector("#terminal").dataset;
+        return t.state === "ready" && t.relay !== "" && t.control !== "";
+      }, null, "the relay and control nodes named");
+      const p = await pane(page);
+      if (p.relay === p.control) break;
+      if (i === 12) throw new Error("12 new shells and none relayed where the control connection is");
+      await page.click("#terminal .term-new");
+      await until(page, (s) => document.querySelector("#terminal").dataset.session !== s &&
+        document.querySelector("#terminal").dataset.state === "ready", p.session, "a new shell");
+    }
+    const p = await pane(page);
+    const text = await page.$eval("#terminal .terminal-route", (e) => e.textContent);
+    const want = "relayed by node " + p.relay.toUpperCase() + " · the host's control connection on node " + p.control.toUpperCase();
+    if (text !== want) throw new Error("the pane says " + JSON.stringify(text));
+    /* what the pane says is what the nodes say */
+    for (const n of ["a", "b"]) {
+      const s = await (await fetch(cfg.nodes[n].url + "/status.json")).json();
+      if ((s.terminal_relay.paired > 0) !== (n === p.relay)) throw new Error("node " + n + " relays " + s.terminal_relay.paired);
+      if ((s.terminal_control_connections > 0) !== (n === p.control)) throw new Error("node " + n + " control " + s.terminal_control_connections);
+    }
+  });
+
+  await check("terminal: the relaying node killed, the pane attaches again and the same shell answers", async () => {
+    kept = "kept-" + tag + "-" + Date.now() % 100000;
+    await run(page, until, "X=" + kept + "; echo set-$X", new RegExp("^set-" + kept + "\\s*$"), "the variable set");
+    const p = await pane(page);
+    const offset = p.offset;
+    cluster(cfg, "kill", p.relay);
+    try {
+      await until(page, () => {
+        const t = document.querySelector("#terminal").dataset;
+        return t.state === "ready" && Number(t.reattaches) >= 1;
+      }, null, "the pane attached again", LONG);
+      const after = await pane(page);
+      if (after.resumedAt !== offset) throw new Error("resumed at " + after.resumedAt + ", the pane showed " + offset);
+      await until(page, (killed) => {
+        const relay = document.querySelector("#terminal").dataset.relay;
+        return relay !== "" && relay !== killed;
+      }, p.relay, "the pane naming the other node as its relay");
+      await run(page, until, "echo again-$X", new RegExp("^again-" + kept + "\\s*$"), "the same shell's variable");
+    } finally {
+      await shot(page, "terminal-reattached");
+      cluster(cfg, "start", p.relay);
+    }
+  });
+  await page.close();
+}
