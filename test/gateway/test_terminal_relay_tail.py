@@ -19,12 +19,11 @@ import time
 import urllib.error
 import urllib.request
 
-import pytest
 import websockets
 
 from conftest import b64e, connected_on, ed25519_sign, keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
 from edge import edge  # noqa: F401  (a fixture)
-from terminal_streams import (OPEN_S, Side, pair, paired_on, run, terminal, tnodes, tpg,  # noqa: F401
+from terminal_streams import (OPEN_S, Side, one_session, pair, paired_on, run, terminal, tnodes, tpg,  # noqa: F401
                               wait_state, ws_base)
 
 
@@ -35,20 +34,13 @@ def needs_control_plane(node):
     assert status == 401, "no terminal control plane on this node (GET /v1/terminal/hosts: %d)" % status
 
 
-def started(terminal, session):
-    """The host's session.started committed, as its control node does."""
-    session.started()
-
-
 def test_started_from_the_log_detaches_at_once_when_the_device_leaves(tnodes, terminal):
-    node, = tnodes(1)
+    node, base, session = one_session(tnodes, terminal)
     needs_control_plane(node)
-    host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
 
     async def go():
-        device, hostside = await pair(ws_base(node), ws_base(node), session)
-        started(terminal, session)
+        device, hostside = await pair(base, base, session)
+        session.started()
         time.sleep(1.0)                 # two poll intervals: the tail read the row
         await device.close()
         assert await hostside.op() == "waiting"
@@ -62,14 +54,12 @@ def test_started_from_the_log_detaches_at_once_when_the_device_leaves(tnodes, te
 
 
 def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, terminal):
-    node, = tnodes(1)
+    node, base, session = one_session(tnodes, terminal)
     needs_control_plane(node)
-    host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
 
     async def go():
-        device, hostside = await pair(ws_base(node), ws_base(node), session)
-        started(terminal, session)
+        device, hostside = await pair(base, base, session)
+        session.started()
         time.sleep(1.0)
         # the control connection's node detaches every active session of its
         # host when that connection ends (ConnectionLost), this one too
@@ -89,14 +79,12 @@ def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, term
 
 
 def test_a_closed_session_closes_both_sides_with_1000(tnodes, terminal):
-    node, = tnodes(1)
+    node, base, session = one_session(tnodes, terminal)
     needs_control_plane(node)
-    host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
 
     async def go():
-        device, hostside = await pair(ws_base(node), ws_base(node), session)
-        assert terminal.q("SELECT bothy.terminal_session_close(%s, %s)", owner, session.id) == [("closed",)]
+        device, hostside = await pair(base, base, session)
+        assert terminal.q("SELECT bothy.terminal_session_close(%s, %s)", session.person, session.id) == [("closed",)]
         return await asyncio.gather(device.closed(), hostside.closed())
     assert run(go()) == [1000, 1000]
 
