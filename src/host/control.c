@@ -401,7 +401,7 @@ connect_now(lws_sorted_usec_list_t *sul)
 	ctl.state = CTL_CONNECTING;
 	ctl.connect_failed = false;
 	ctl.in_connect = true;
-	wsi = host_connect("/terminal/host", HOST_PROTO_CONTROL, &ctl);
+	wsi = host_connect("/terminal/host", HOST_PROTO_CONTROL, NULL, &ctl);
 	ctl.in_connect = false;
 	if (wsi == NULL || ctl.connect_failed)
 	{

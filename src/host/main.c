@@ -51,7 +51,7 @@ host_now_ms(void)
 }
 
 struct lws *
-host_connect(const char *path, const char *protocol, void *opaque)
+host_connect(const char *path, const char *protocol, const char *subprotocol, void *opaque)
 {
 	struct lws_client_connect_info i;
 	char		host_header[300];
@@ -68,6 +68,7 @@ host_connect(const char *path, const char *protocol, void *opaque)
 	i.host = host_header;
 	i.ssl_connection = host.opt.tls ? LCCSCF_USE_SSL : 0;
 	i.local_protocol_name = protocol;
+	i.protocol = subprotocol;
 	i.opaque_user_data = opaque;
 	return lws_client_connect_via_info(&i);
 }

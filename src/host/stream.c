@@ -118,7 +118,7 @@ host_stream_open(host_session *s, const bothy_uuid *session, const bothy_uuid *g
 	bothy_uuid_format(session, session_text);
 	snprintf(path, sizeof(path), "/terminal/stream/%s", session_text);
 	st->in_connect = true;
-	wsi = host_connect(path, HOST_PROTO_STREAM, st);
+	wsi = host_connect(path, HOST_PROTO_STREAM, HOST_STREAM_SUBPROTOCOL, st);
 	st->in_connect = false;
 	if (wsi == NULL || st->connect_failed)
 	{

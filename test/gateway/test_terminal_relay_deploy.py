@@ -25,31 +25,64 @@ UNITS = ["bothy-gateway.service", "bothy-gateway@.service", "bothy-edge.service"
 WAIT_READY = os.path.join(DEPLOY, "systemd", "bothy-wait-ready")
 
 
+def staged_install():
+    """What `make install` puts in place, under a DESTDIR: test/run-all
+    stages it into the work directory (ROOT/staged); a run of pytest on a
+    checkout stages it here with the checkout's own Makefile."""
+    staged = os.path.join(ROOT, "staged")
+    if not os.path.isdir(staged):
+        staged = tempfile.mkdtemp(prefix="staged-", dir=WORK)
+        subprocess.run(["make", "-s", "install-gateway", "install-host", "DESTDIR=" + staged],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL, timeout=300)
+    return staged
+
+
 def unit_root():
-    """A directory to verify the units under: the system's own units (so
-    their dependencies resolve), ours in etc/systemd/system, and every
-    program their Exec lines name at that path (ours from the build and
-    deploy/, the system's copied)."""
+    """A directory to verify the units under: what `make install` installs,
+    the system's own units (so their dependencies resolve), ours in
+    etc/systemd/system, and every other program their Exec lines name at
+    that path (bothy-wait-ready from deploy/, the system's copied)."""
     root = tempfile.mkdtemp(prefix="units-", dir=WORK)
+    shutil.copytree(staged_install(), root, symlinks=True, dirs_exist_ok=True)
     shutil.copytree("/usr/lib/systemd/system", os.path.join(root, "usr/lib/systemd/system"), symlinks=True)
     etc = os.path.join(root, "etc/systemd/system")
     os.makedirs(etc)
-    ours = {"/usr/local/bin/bothy-gateway": GATEWAY,
-            "/usr/local/lib/bothy/bothy-wait-ready": WAIT_READY}
+    ours = {"/usr/local/lib/bothy/bothy-wait-ready": WAIT_READY}
     for unit in UNITS:
         shutil.copy(os.path.join(DEPLOY, "systemd", unit), etc)
         with open(os.path.join(DEPLOY, "systemd", unit)) as f:
             for path in re.findall(r"^Exec\w+=[-@:+!]*(/\S+)", f.read(), re.M):
                 target = os.path.join(root, path.lstrip("/"))
+                if os.path.exists(target):
+                    continue
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 shutil.copy(ours.get(path, path), target)
     return root
 
 
 def verify(root, unit):
-    r = subprocess.run(["systemd-analyze", "verify", "--root=" + root, unit],
+    # the Documentation= pages are looked up with man(1), which knows no
+    # --root: the installed pages' directory goes first on its path
+    manpath = subprocess.run(["manpath"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout.strip()
+    env = dict(os.environ, MANPATH=os.path.join(root, "usr/local/share/man") + ":" + manpath)
+    r = subprocess.run(["systemd-analyze", "verify", "--root=" + root, unit], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
     return r.returncode, r.stdout
+
+
+def test_make_install_puts_both_programs_and_their_man_pages_in_place():
+    staged = staged_install()
+    for program in ("bothy-gateway", "bothy-host"):
+        path = os.path.join(staged, "usr/local/bin", program)
+        assert os.stat(path).st_mode & 0o777 == 0o755, path
+        page = os.path.join(staged, "usr/local/share/man/man1", program + ".1")
+        with open(page, "rb") as installed, open(os.path.join(ROOT, "docs", program + ".1"), "rb") as shipped:
+            assert installed.read() == shipped.read(), page
+        # man(1) finds it where make install put it, as `man bothy-host` will
+        r = subprocess.run(["man", "-w", "1", program], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=dict(os.environ, MANPATH=os.path.join(staged, "usr/local/share/man")))
+        assert (r.returncode, r.stdout.strip()) == (0, page), r.stdout
 
 
 def test_every_unit_passes_systemd_analyze_verify():

@@ -82,6 +82,9 @@ def take(q, timeout, what):
         raise Timeout("no %s within %.1f s" % (what, timeout)) from None
 
 
+STREAM_SUBPROTOCOL = "bothy-terminal-stream"
+
+
 class Conn:
     """One accepted WebSocket, seen from the test's thread."""
 
@@ -240,8 +243,10 @@ class FakeServer:
         asyncio.set_event_loop(self.loop)
 
         async def main():
+            # a node answers the stream's subprotocol (protocol.md, "The path")
             self._server = await websockets.serve(self._handle, "127.0.0.1", 0, ssl=self.ssl,
-                                                  max_size=MAX_MESSAGE, ping_interval=None)
+                                                  max_size=MAX_MESSAGE, ping_interval=None,
+                                                  subprotocols=[STREAM_SUBPROTOCOL])
             self.port = self._server.sockets[0].getsockname()[1]
             self._ready.set()
             await self._server.wait_closed()

@@ -12,7 +12,7 @@ import tempfile
 import time
 
 from conftest import WORK, attach, open_session, poll_until, reconnected
-from fakeserver import Device
+from fakeserver import STREAM_SUBPROTOCOL, Device
 
 LINES = 1111111                     # "%07d\r\n" each: 9,999,999 bytes
 
@@ -41,6 +41,17 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise AssertionError("no VmRSS")
+
+
+def test_the_data_connection_asks_for_the_streams_subprotocol(fake, running):
+    # a node reads a stream that names it 4 KiB at a time (protocol.md, "The
+    # path"): without it a shell's bulk output passes at half the edge's speed
+    h, ctl = running()
+    session, grant, stream = open_session(fake, ctl)
+    assert (stream.ws.subprotocol, ctl.ws.subprotocol) == (STREAM_SUBPROTOCOL, None)
+    d = Device(stream)
+    d.send(b"echo sub-$((6 * 7))\n")
+    d.read_until(b"sub-42", timeout=10)
 
 
 def test_10_mb_with_a_drop_in_the_middle_resumes_exactly_once(fake, running):
