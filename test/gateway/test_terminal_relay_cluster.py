@@ -7,11 +7,15 @@ session sent to two different nodes (a misrouted edge) are each a lone
 side, get 4102, and the opening ends once with open_timeout although both
 nodes decide (D-M2-47-8, 14); a session detached when its device leaves
 and attached again with a fresh grant (the host's old data connection
-waiting meanwhile).
+waiting meanwhile); a lone device of a detached session gets 4102 and the
+session stays detached; and the expectation of a host with
+require_local_confirm staying on a node after a pairing elsewhere until
+its deadline, where another host's goes at once (D-M2-47-3).
 """
 import asyncio
 import os
 import signal
+import time
 
 from conftest import keys, new_id, poll_until  # noqa: F401  (keys is a fixture)
 from terminal_streams import (OPEN_S, Side, pair, run, terminal, tnodes, tpg,  # noqa: F401
@@ -134,3 +138,67 @@ def test_detach_and_attach(tnodes, terminal):
     assert got == b"again" and old_code == 4001
     assert terminal.log(session.id)[:4] == ["session_opened", "session_started", "session_detached",
                                             "session_attached"]
+
+
+def test_a_lone_device_of_a_detached_session_gets_4102_and_the_session_stays_detached(tnodes, terminal):
+    node, = tnodes(1)
+    base = ws_base(node)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def go():
+        device, hostside = await pair(base, base, session)
+        session.started()
+        await device.close()
+        assert await hostside.op() == "waiting"
+        wait_state(terminal, session.id, ("detached", None), timeout=2 * OPEN_S + 5)
+        # an attach whose host never opens its data connection: the old
+        # grant's host side waits on and does not pair with the new device
+        fresh = terminal.attach(session)
+        lone = await Side.open(base, session.id, fresh.device_identify())
+        assert await lone.op() == "waiting"
+        code = await lone.closed(timeout=OPEN_S + 3)
+        await hostside.close(1001)
+        return code
+    before = node.metric('bothy_terminal_relay_unpaired_total{side="device"}')
+    assert run(go()) == 4102
+    assert node.metric('bothy_terminal_relay_unpaired_total{side="device"}') == before + 1
+    # no open_timeout: that end is a compare-and-swap on opening (D-M2-47-8, 14)
+    assert terminal.state(session.id) == ("detached", None)
+    assert terminal.log(session.id) == ["session_opened", "session_started", "session_detached",
+                                        "session_attached"]
+    assert node.http("/readyz")[0] == 200
+
+
+def test_an_expectation_of_a_local_confirm_host_stays_until_its_deadline_after_a_pairing_elsewhere(
+        tnodes, terminal):
+    """D-M2-47-3: the node that does not relay a session drops its side-less
+    expectation when it hears terminal.session_paired, except for a host
+    with require_local_confirm, whose expectation stays until its deadline
+    (the grant's expiry plus open_timeout)."""
+    a, b = tnodes(2)
+    owner = new_id()
+    plain, _, _ = terminal.host(owner)
+    confirming, _, _ = terminal.host(owner, local_confirm=True)
+
+    def slots(node):
+        return node.metric("bothy_terminal_relay_slots")
+
+    async def go():
+        sessions = [terminal.open(plain, owner), terminal.open(confirming, owner)]
+        opened = time.monotonic()
+        # terminal.session_open registers the expectation on every node
+        poll_until(lambda: slots(a) == slots(b) == 2, timeout=5, what="both expectations on both nodes")
+        sides = [await pair(ws_base(a), ws_base(a), s) for s in sessions]
+        # b heard both pairings: the plain host's expectation went at once
+        poll_until(lambda: slots(b) == 1, timeout=3, what="the plain host's expectation gone")
+        # the confirming host's stays, well past the pairing, until its deadline
+        deadline = opened + 2 * OPEN_S
+        while time.monotonic() < deadline - 1.0:
+            assert slots(b) == 1
+            await asyncio.sleep(0.2)
+        poll_until(lambda: slots(b) == 0, timeout=5, what="the expectation gone at its deadline")
+        for device, hostside in sides:
+            await device.close()
+            await hostside.close()
+    run(go())

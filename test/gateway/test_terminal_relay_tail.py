@@ -1,6 +1,7 @@
 """What the relay learns from the terminal log tail and does with the
 control plane (D-M2-47-15, 22, 25): session.started read from the log
-(the device leaving then detaches at once, not at the slot's deadline), a
+(the device leaving then detaches at once, not at the slot's deadline; a
+pairing that ended before it is detached when it commits), a
 session detached elsewhere while it is relayed here made active again
 (RelayActivate), a closed session closing both sides with 1000; and the
 whole path of TERMINAL.md with three nodes behind the edge (the REST call
@@ -51,6 +52,31 @@ def test_started_from_the_log_detaches_at_once_when_the_device_leaves(tnodes, te
         return took
     # long before the slot's own deadline (the grant's expiry plus open_timeout)
     assert run(go()) < 1.5
+
+
+def test_a_pairing_that_ended_before_session_started_detaches_the_session(tnodes, terminal):
+    node, base, session = one_session(tnodes, terminal)
+    needs_control_plane(node)
+
+    async def go():
+        device, hostside = await pair(base, base, session)
+        # the device leaves while the host has not started the grant yet:
+        # nothing to detach (the row is opening) ...
+        await device.close()
+        assert await hostside.op() == "waiting"
+        time.sleep(1.0)                 # two poll intervals
+        assert terminal.state(session.id) == ("opening", None)
+        # ... until session.started commits: the log tells the relay, which
+        # detaches the pairing that ended (D-M2-47-22), long before the
+        # slot's deadline
+        started = time.monotonic()
+        session.started()
+        wait_state(terminal, session.id, ("detached", None), timeout=OPEN_S)
+        took = time.monotonic() - started
+        await hostside.close(1001)
+        return took
+    assert run(go()) < 1.5
+    assert terminal.log(session.id) == ["session_opened", "session_started", "session_detached"]
 
 
 def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, terminal):

@@ -187,6 +187,12 @@ def test_echo_resize_and_the_shells_exit(owner):
                timeout=10, what="the session closed by the host")
 
 
+def hosts_waiting(cluster):
+    """Host data connections waiting for a device, on all the nodes."""
+    return sum(node.metric('bothy_terminal_relay_streams{state="waiting",side="host"}')
+               for node in cluster.nodes)
+
+
 def test_the_host_killed_and_started_again(owner):
     host = owner.run()
     opened = owner.open()
@@ -204,13 +210,18 @@ def test_the_host_killed_and_started_again(owner):
     assert time.monotonic() - start < 6
     status, body = owner.c.rest("POST", "/v1/terminal/sessions", owner.token, {"host": owner.host})
     assert (status, body) == (409, {"error": "host_unavailable"})
+    # the killed host's data connection went with it
+    poll_until(lambda: hosts_waiting(owner.c) == 0, timeout=10, what="no host side waiting")
 
     # started again: it reconnects and the node sends session.open for the
-    # detached session; the shell died with the old process, so the device
-    # that attaches sees a new stream (a new shell) that answers
+    # detached session at its login (D-M2-47-12), before any attach: its data
+    # connection for the session waits on the hash node; the shell died with
+    # the old process, so the device that attaches sees a new stream (a new
+    # shell) that answers
     owner.run()
-    poll_until(lambda: owner.session_row(opened["session"])[0] in ("detached", "active"),
-               timeout=10, what="the detached session kept")
+    poll_until(lambda: hosts_waiting(owner.c) == 1, timeout=10,
+               what="the data connection of the session.open at the login")
+    assert owner.session_row(opened["session"])[0] == "detached"
     d2 = owner.device(owner.attach(opened["session"]), d.stream_id, d.offset)
     assert d2.stream_id != d.stream_id and d2.offset == 0
     d2.send(b"echo t''wo\n")
