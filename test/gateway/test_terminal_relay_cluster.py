@@ -106,6 +106,19 @@ def test_two_nodes_two_lone_sides_one_end(tnodes, terminal):
     assert a.http("/readyz")[0] == b.http("/readyz")[0] == 200
 
 
+async def detached(base, terminal, session):
+    """A session paired on one node, started, and left by its device: the
+    host's data connection (told waiting) once the row is detached."""
+    device, hostside = await pair(base, base, session)
+    session.started()
+    # the device leaves: the host is told waiting and waits (no timer)
+    await device.close()
+    assert await hostside.op() == "waiting"
+    # detached once the relay knows the grant started (the log, or its deadline's read)
+    wait_state(terminal, session.id, ("detached", None), timeout=2 * OPEN_S + 5)
+    return hostside
+
+
 def test_detach_and_attach(tnodes, terminal):
     node, = tnodes(1)
     base = ws_base(node)
@@ -113,13 +126,7 @@ def test_detach_and_attach(tnodes, terminal):
     session = terminal.open(host, owner)
 
     async def go():
-        device, hostside = await pair(base, base, session)
-        assert terminal.q("SELECT bothy.terminal_session_started(%s, %s)", session.id, session.grant) == [(True,)]
-        # the device leaves: the host is told waiting and waits (no timer)
-        await device.close()
-        assert await hostside.op() == "waiting"
-        # detached once the relay knows the grant started (the log, or its deadline's read)
-        wait_state(terminal, session.id, ("detached", None), timeout=2 * OPEN_S + 5)
+        hostside = await detached(base, terminal, session)
         fresh = terminal.attach(session)
         device2 = await Side.open(base, session.id, fresh.device_identify())
         assert await device2.op() == "waiting"
@@ -147,11 +154,7 @@ def test_a_lone_device_of_a_detached_session_gets_4102_and_the_session_stays_det
     session = terminal.open(host, owner)
 
     async def go():
-        device, hostside = await pair(base, base, session)
-        session.started()
-        await device.close()
-        assert await hostside.op() == "waiting"
-        wait_state(terminal, session.id, ("detached", None), timeout=2 * OPEN_S + 5)
+        hostside = await detached(base, terminal, session)
         # an attach whose host never opens its data connection: the old
         # grant's host side waits on and does not pair with the new device
         fresh = terminal.attach(session)
