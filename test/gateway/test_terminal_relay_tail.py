@@ -16,6 +16,7 @@ fails them at once.
 """
 import asyncio
 import json
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -77,6 +78,36 @@ def test_a_pairing_that_ended_before_session_started_detaches_the_session(tnodes
         return took
     assert run(go()) < 1.5
     assert terminal.log(session.id) == ["session_opened", "session_started", "session_detached"]
+
+
+def test_rows_pruned_before_the_node_read_them_are_read_back_from_the_states(tnodes, terminal):
+    """A node away longer than bothy.terminal_log_retention finds numbers
+    missing after its last one (docs/terminal.md, "Retention"): it
+    reconciles, and the session that ended meanwhile closes both sides."""
+    node, base, session = one_session(tnodes, terminal)
+    needs_control_plane(node)
+
+    async def go():
+        device, hostside = await pair(base, base, session)
+        session.started()
+        poll_until(lambda: node.metric("bothy_terminal_log_seq") == log_head(), timeout=5,
+                   what="the node read the log up to its head")
+        node.proc.send_signal(signal.SIGSTOP)       # away: it reads nothing
+        try:
+            assert terminal.q("SELECT bothy.terminal_session_end(%s, 'closed_by_device')", session.id) == [(True,)]
+            ended = log_head()
+            terminal.open(session.host, session.person)     # a later row
+            # the end's row pruned (as the maintenance worker prunes old rows)
+            terminal.q("DELETE FROM bothy.terminal_log WHERE seq = %s", ended)
+        finally:
+            node.proc.send_signal(signal.SIGCONT)
+        return await device.closed(timeout=5), await hostside.closed(timeout=5)
+
+    def log_head():
+        return terminal.q("SELECT bothy.terminal_log_head()")[0][0]
+    assert run(go()) == (1000, 1000)
+    assert node.metric("bothy_terminal_log_gaps_total") == 1
+    assert "terminal log rows missing after the last one read, reconciling" in node.log
 
 
 def test_detached_elsewhere_while_relayed_here_becomes_active_again(tnodes, terminal):

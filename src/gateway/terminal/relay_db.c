@@ -30,9 +30,11 @@ typedef struct rdb_call
 
 static lws_dll2_owner_t running;
 
+/* one row whatever the session's state: NULLs when it is closed or unknown */
 static const char sql_read[] =
 "SELECT " GW_RDB_EXPECTATION
-" FROM bothy.terminal_relay_expectation($1::uuid) e"
+" FROM (VALUES (1)) AS one(row)"
+" LEFT JOIN bothy.terminal_relay_expectation($1::uuid) e ON true"
 " LEFT JOIN LATERAL bothy.terminal_host_states(ARRAY[e.host]) h ON true";
 
 /* The transitions; IDLE and BY_HOST take no grant (the slot's staleness guards them). */

@@ -77,9 +77,12 @@ on_signal(const bothy_signal *sig)
 	return false;
 }
 
-/* D-M2-47-5: LISTEN holds again; what was missed is read back. */
-static void
-reconcile(void)
+/*
+ * D-M2-47-5: LISTEN holds again, or the tail found rows gone that it never
+ * read; what was missed is read back from the states.
+ */
+void
+gw_terminal_reconcile(void)
 {
 	gw_log(GW_LOG_INFO, "terminal route reconciling");
 	gw_thostcheck_reconcile();
@@ -164,7 +167,7 @@ const gw_route gw_terminal_route = {
 	.ws = endpoints,
 	.http = http_routes,
 	.signal = on_signal,
-	.reconcile = reconcile,
+	.reconcile = gw_terminal_reconcile,
 	.close_codes = close_codes,
 	.nclose_codes = sizeof(close_codes) / sizeof(close_codes[0]),
 	.metrics = metrics,

@@ -20,4 +20,11 @@ extern const gw_route gw_terminal_route;
  */
 void		gw_terminal_dispatch(const bothy_signal *sig);
 
+/*
+ * Read back what this node may have missed (D-M2-47-5): the host states of
+ * its control connections, the rows of its relay's slots, then the log.
+ * The listener's reconcile after a loss, and the tail's after a gap.
+ */
+void		gw_terminal_reconcile(void);
+
 #endif							/* BOTHY_GATEWAY_TERMINAL_ROUTE_H */

@@ -123,6 +123,9 @@ gw_tstats_metrics(gw_metrics_out *out)
 			 "transition", transitions, gw_tstats.log_rows, GW_TLOG_HOST_DISABLED + 1);
 	gw_metrics_counter(out, "bothy_terminal_log_rows_dropped_total",
 					   "Terminal log rows dropped as malformed.", gw_tstats.log_rows_dropped);
+	gw_metrics_counter(out, "bothy_terminal_log_gaps_total",
+					   "Reads of the terminal log that found numbers missing after the last one read "
+					   "(then reconciled from the states).", gw_tstats.log_gaps);
 	gw_metrics_counter(out, "bothy_terminal_log_read_failures_total",
 					   "Reads of the terminal log that failed (retried at the next poll).",
 					   gw_tstats.log_read_failures);

@@ -79,6 +79,7 @@ typedef struct gw_tstats_t
 	uint64_t	started;		/* session.started committed */
 	uint64_t	log_rows[GW_TLOG_HOST_DISABLED + 1];	/* by transition */
 	uint64_t	log_rows_dropped;
+	uint64_t	log_gaps;		/* reads that found numbers missing: reconciled */
 	uint64_t	log_read_failures;
 	int64_t		log_seq;		/* the last number the tail read */
 	uint64_t	rest[GW_TREST_ENDPOINT_COUNT][GW_TREST_N_STATUSES + 1];

@@ -9,6 +9,7 @@
 #include "core/node.h"
 #include "terminal/opens.h"
 #include "terminal/relay.h"
+#include "terminal/route.h"
 #include "terminal/stats.h"
 #include "terminal/tail.h"
 
@@ -27,6 +28,7 @@ static struct
 	bool		again;			/* woken while a read ran */
 	bool		stopped;
 	bool		failing;		/* the last read failed (logged once per run) */
+	bool		gap;			/* the answer being handed on skipped numbers */
 	lws_sorted_usec_list_t sul;	/* the poll */
 } tail;
 
@@ -83,6 +85,14 @@ hand_on(const PGresult *res, int i)
 		gw_log(GW_LOG_ERROR, "terminal log answer not understood");
 		return false;
 	}
+	/*
+	 * Numbers are drawn at commit under the log's lock, so a number skipped
+	 * is a row pruned before this node read it (bothy.terminal_log_retention:
+	 * a node away that long) or, rarely, one whose commit failed after
+	 * drawing it.  Either way its state is read back, after this answer.
+	 */
+	if (seq > tail.last + 1)
+		tail.gap = true;
 	tail.last = seq;
 	gw_tstats.log_seq = seq;
 	if (!gw_tlog_row_parse(cols, &row))
@@ -114,9 +124,18 @@ after_done(void *arg, gw_db_result result, const PGresult *res)
 		gw_log(GW_LOG_INFO, "terminal log read again");
 	tail.failing = false;
 	n = PQntuples(res);
+	tail.gap = false;
 	for (i = 0; i < n; i++)
 		if (!hand_on(res, i))
-			return;
+			break;
+	if (tail.gap)
+	{
+		gw_tstats.log_gaps++;
+		gw_log(GW_LOG_WARN, "terminal log rows missing after the last one read, reconciling");
+		gw_terminal_reconcile();
+	}
+	if (i < n)
+		return;
 	/* a full batch: more rows wait */
 	if (n == GW_TTAIL_BATCH || tail.again)
 		read_now();

@@ -11,7 +11,9 @@
  * a full batch is followed by the next at once.  After a listener loss
  * nothing is special: the tail goes on from its last number, which no
  * row that commits later can be below (the log's numbering).  A read
- * that fails is retried at the next poll.
+ * that fails is retried at the next poll.  An answer that skips numbers
+ * (rows pruned before this node read them) makes the route reconcile
+ * from the states (gw_terminal_reconcile).
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_TAIL_H
 #define BOTHY_GATEWAY_TERMINAL_TAIL_H
