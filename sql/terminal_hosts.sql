@@ -95,6 +95,9 @@ SELECT (SELECT value FROM staged WHERE label = 'terminal.host_close') - :close1 
 SELECT bothy.terminal_host_duplicate(:'host');
 SELECT state, public_key IS NULL AS no_key, pairing_code_hash IS NULL AS no_code FROM bothy.terminal_hosts WHERE host = :'host';
 SELECT bothy.terminal_host_duplicate(:'host');
+-- a late verdict on a host the owner re-paired meanwhile leaves its new code
+SELECT bothy.terminal_host_duplicate(:'g_host');
+SELECT state, pairing_code_hash IS NOT NULL AS code_kept FROM bothy.terminal_hosts WHERE host = :'g_host';
 SELECT bothy.terminal_host_duplicate(:'nohost');
 SELECT bothy.terminal_host_duplicate(NULL);
 SELECT (SELECT value FROM staged WHERE label = 'terminal.host_close') - :close1 AS host_close;

@@ -156,7 +156,9 @@ COMMENT ON FUNCTION bothy.terminal_host_pair(uuid, text, bytea) IS
 -- end, every node closes its control connections with 4110; the probing
 -- node closes its own with 4112), in one transaction.  A disabled host
 -- stays disabled: no connection of it is accepted, and the owner's
--- decision stands.  Returns the state after the call.
+-- decision stands.  A host in pairing already has no key to forget: a
+-- late verdict leaves it as it is, so a code the owner asked for meanwhile
+-- (a re-pair) still pairs.  Returns the state after the call.
 CREATE FUNCTION bothy.terminal_host_duplicate(host uuid) RETURNS text
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
@@ -164,8 +166,8 @@ CREATE FUNCTION bothy.terminal_host_duplicate(host uuid) RETURNS text
 DECLARE
     h bothy.terminal_hosts := bothy._terminal_host_lock(terminal_host_duplicate.host);
 BEGIN
-    IF h.state = 'disabled' THEN
-        RETURN 'disabled';
+    IF h.state IN ('disabled', 'pairing') THEN
+        RETURN h.state;
     END IF;
     PERFORM bothy._terminal_host_reset(h.host, NULL, true);
     RETURN 'pairing';
