@@ -6,7 +6,10 @@ import pytest
 from conftest import Instance
 
 # Everything an upgrade must reproduce: tables and columns, constraints,
-# indexes, functions with their bodies and settings, and privileges.
+# indexes, functions with their bodies and settings, privileges, triggers
+# (a constraint trigger's deferral too), sequences with their settings,
+# views, the tables pg_dump keeps (extconfig and its conditions), the
+# comments, and which objects are members of the extension at all.
 SNAPSHOT = """
 SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
        || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END || ' ' || c.relpersistence::text
@@ -23,6 +26,32 @@ SELECT 'function ' || pg_get_functiondef(p.oid) || coalesce(p.proacl::text, '')
 UNION ALL
 SELECT 'table acl ' || relname || coalesce(relacl::text, '')
   FROM pg_class WHERE relnamespace = 'bothy'::regnamespace
+UNION ALL
+SELECT 'trigger ' || pg_get_triggerdef(t.oid)
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+ WHERE c.relnamespace = 'bothy'::regnamespace AND NOT t.tgisinternal
+UNION ALL
+SELECT 'sequence ' || s.seqrelid::regclass || ' ' || format_type(s.seqtypid, NULL)
+       || ' start ' || s.seqstart || ' increment ' || s.seqincrement || ' min ' || s.seqmin
+       || ' max ' || s.seqmax || ' cache ' || s.seqcache || ' cycle ' || s.seqcycle
+  FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid
+ WHERE c.relnamespace = 'bothy'::regnamespace
+UNION ALL
+SELECT 'view ' || viewname || ' ' || definition FROM pg_views WHERE schemaname = 'bothy'
+UNION ALL
+SELECT 'dumped ' || x.config::regclass || ' ' || coalesce(x.condition, '')
+  FROM pg_extension e, unnest(e.extconfig, e.extcondition) AS x(config, condition)
+ WHERE e.extname = 'bothy'
+UNION ALL
+SELECT 'member ' || pg_describe_object(d.classid, d.objid, d.objsubid)
+  FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+ WHERE e.extname = 'bothy' AND d.deptype = 'e'
+UNION ALL
+SELECT 'comment ' || pg_describe_object(c.classoid, c.objoid, c.objsubid) || ': ' || c.description
+  FROM pg_description c
+  JOIN pg_depend d ON d.classid = c.classoid AND d.objid = c.objoid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+ WHERE e.extname = 'bothy'
 ORDER BY 1
 """
 
@@ -49,7 +78,8 @@ def versions(inst):
 
 def test_a_fresh_install_is_reproducible(instance):
     fresh = snapshot(instance)
-    assert any(line.startswith("function ") for line in fresh)
+    for kind in ("function ", "trigger ", "sequence ", "dumped ", "member ", "comment "):
+        assert any(line.startswith(kind) for line in fresh), kind
     instance.query("DROP EXTENSION bothy")
     instance.query("CREATE EXTENSION bothy")
     assert snapshot(instance) == fresh
