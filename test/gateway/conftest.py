@@ -12,6 +12,7 @@ import ctypes.util
 import importlib.util
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -116,6 +117,13 @@ def b64d(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+# What a node's log must never carry (D-M2-47-11, DESIGN.md "Security"): a
+# person, device, session, host or node ID (any UUID), an address, or a
+# token or signature (a long base64url run).
+LOG_LEAKS = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+                       r"|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|::1\b|[A-Za-z0-9_-]{40,}")
+
+
 class Gateway:
     """One bothy-gateway serve process."""
 
@@ -144,6 +152,13 @@ class Gateway:
     def log(self):
         with open(self.logpath) as f:
             return f.read()
+
+    def assert_log_clean(self):
+        """Every record the node wrote holds no ID, address or token."""
+        if not os.path.exists(self.logpath):
+            return
+        leaks = [line for line in self.log.splitlines() if LOG_LEAKS.search(line)]
+        assert not leaks, "%s logged an ID, address or token: %s" % (self.name, leaks[:3])
 
     def http(self, path):
         try:
@@ -217,6 +232,8 @@ def gateways(pg, keys):
     yield make
     for node in started:
         node.stop()
+    for node in started:
+        node.assert_log_clean()
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ and reordered) still pair from the row (RelayExpectation, D-M2-47-21) and
 nothing a late signal says changes the pairing; the two sides of one
 session sent to two different nodes (a misrouted edge) are each a lone
 side, get 4102, and the opening ends once with open_timeout although both
-nodes decide (D-M2-47-8, 14); a session detached when its device leaves
+nodes decide (D-M2-47-8, 14), and a side still alone on one node when
+the other's end reaches it gets 4102 too; a session detached when its device leaves
 and attached again with a fresh grant (the host's old data connection
 waiting meanwhile); a lone device of a detached session gets 4102 and the
 session stays detached; and the expectation of a host with
@@ -104,6 +105,37 @@ def test_two_nodes_two_lone_sides_one_end(tnodes, terminal):
     assert a.metric('bothy_terminal_relay_unpaired_total{side="device"}') == 3
     assert b.metric('bothy_terminal_relay_unpaired_total{side="host"}') == 3
     assert a.http("/readyz")[0] == b.http("/readyz")[0] == 200
+
+
+def test_a_lone_side_hears_the_open_timeout_another_node_wrote(tnodes, terminal):
+    """The race of the test above made to happen: the host's side on b is
+    alone half an open_timeout longer than the device's on a, so b decides
+    and writes the end while a's own timer still runs; a hears it through
+    the terminal log and closes its side with 4102 all the same, counted,
+    without a decision of its own."""
+    a, b = tnodes(2)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def go():
+        hostside = await Side.open(ws_base(b), session.id, session.host_identify())
+        assert await hostside.op() == "waiting"
+        await asyncio.sleep(OPEN_S / 2)
+        device = await Side.open(ws_base(a), session.id, session.device_identify())
+        assert await device.op() == "waiting"
+        joined = time.monotonic()
+        codes = await asyncio.gather(hostside.closed(timeout=OPEN_S + 3),
+                                     device.closed(timeout=OPEN_S + 3))
+        return codes, time.monotonic() - joined
+    codes, device_alone = run(go())
+    assert codes == [4102, 4102]
+    assert device_alone < OPEN_S - 0.5, "a's side waited for its own timer: %.2f s" % device_alone
+    wait_state(terminal, session.id, ("closed", "open_timeout"))
+    assert a.metric('bothy_terminal_relay_unpaired_total{side="device"}') == 1
+    assert b.metric('bothy_terminal_relay_unpaired_total{side="host"}') == 1
+    assert a.metric('bothy_terminal_relay_decisions_total{decision="open_timeout"}') == 0
+    assert b.metric('bothy_terminal_relay_decisions_total{decision="open_timeout"}') == 1
+    assert "terminal relay side unpaired" in a.log
 
 
 async def detached(base, terminal, session):

@@ -9,10 +9,8 @@ exactly once (issue 16), and the relay node of a session killed: the host's
 data connection comes back through the edge on the other node, which
 detaches the session, and the device attaches there and resumes exactly.
 
-They need the gateway's terminal route (control connections, REST, the
-relay) and an edge that routes /terminal/; the module checks at run time
-that /terminal/host answers a challenge, through the edge, and skips with
-the reason when it does not.
+The module first checks that /terminal/host answers a challenge on a node
+and through the edge, and fails (never skips) when it does not.
 """
 import asyncio
 import json
@@ -75,6 +73,8 @@ class Cluster:
         for node in self.nodes:
             node.stop()
         self.pg.close()
+        for node in self.nodes:
+            node.assert_log_clean()
 
     def q(self, sql, *args):
         return self.pg.query(sql, *args)
@@ -97,13 +97,12 @@ class Cluster:
 def cluster():
     c = Cluster()
     try:
-        if not answers_challenge(c.ws.replace(str(c.edge.port), str(c.nodes[0].port)) +
-                                 "/terminal/host"):
-            pytest.skip("the gateway on this branch does not serve /terminal/host yet (no "
-                        "challenge): the end-to-end tests need the terminal route's control "
-                        "connections, REST calls and relay")
-        if not answers_challenge(c.ws + "/terminal/host"):
-            pytest.skip("the shipped edge does not route /terminal/host to the nodes yet")
+        # the route and the edge are built: a node or an edge that stops
+        # answering the challenge is a failure of these tests, not a skip
+        assert answers_challenge(c.ws.replace(str(c.edge.port), str(c.nodes[0].port)) +
+                                 "/terminal/host"), "a node does not serve /terminal/host"
+        assert answers_challenge(c.ws + "/terminal/host"), \
+            "the shipped edge does not route /terminal/host to the nodes"
         yield c
     finally:
         c.stop()

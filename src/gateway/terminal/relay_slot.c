@@ -10,7 +10,8 @@
  * that never saw session.started reads the row then (D-M2-47-15).  Ends
  * the database decides reach every slot of the session through the log,
  * or through the answer of a call this node made; those close the sides
- * with 1000 and free the slots.
+ * with 1000 (a side still alone when an opening ended open_timeout: 4102)
+ * and free the slots.
  *
  * Slots are kept in a hash table by session (a session has one slot per
  * grant that reached this node, rarely more than one).  A slot is freed
@@ -205,13 +206,22 @@ drop(gw_rslot *s, gw_rside *side)
 	side->lone_until = 0;
 }
 
-/* The session ended: every side of this slot closes with 1000, and it goes. */
+/*
+ * The session ended: every side of this slot closes with 1000, and it
+ * goes.  An opening that ended open_timeout (on any node: both sides lone
+ * on two nodes both decide, and the other node's end may reach this one
+ * through the log before its own side's timer runs out) closes a side
+ * still alone here with 4102, counted as its own timer would: why it
+ * ended is that no counterpart came, and the device must hear the same
+ * whichever node wrote the end (D-M2-47-8).
+ */
 static void
 end_slot(gw_rslot *s, const void *arg)
 {
+	const gw_tclose *detail = arg;
+	bool		lone = !s->paired && *detail == GW_TCLOSE_OPEN_TIMEOUT;
 	int			k;
 
-	(void) arg;
 	s->paired = false;
 	for (k = 0; k < 2; k++)
 	{
@@ -219,8 +229,12 @@ end_slot(gw_rslot *s, const void *arg)
 
 		if (side != NULL)
 		{
+			bool		counted = lone && !side->paired_once;
+
 			drop(s, side);
-			io->close(side, GW_RELAY_ENDED);
+			io->close(side, lone ? GW_RELAY_LONE : GW_RELAY_ENDED);
+			if (counted)
+				io->unpaired((gw_rside_kind) side->kind);
 		}
 	}
 	s->want = 0;
@@ -228,9 +242,9 @@ end_slot(gw_rslot *s, const void *arg)
 }
 
 static void
-end_session(const bothy_uuid *session)
+end_session(const bothy_uuid *session, gw_tclose detail)
 {
-	each_of_session(session, end_slot, NULL);
+	each_of_session(session, end_slot, &detail);
 }
 
 /* Nothing left to do or to wait for: the slot goes. */
@@ -527,7 +541,7 @@ gw_rslots_log(const gw_tlog_row *row, int64_t now)
 	if (!row->has_session)
 		return;
 	if (row->state == GW_TSTATE_CLOSED)
-		end_session(&row->session);
+		end_session(&row->session, row->close_detail);
 	else
 	{
 		a.row = row;
@@ -582,7 +596,7 @@ apply_row(gw_rslot *s, const gw_rrow *row)
 {
 	if (row == NULL)
 	{
-		end_session(&s->session);	/* closed, or gone from the table */
+		end_session(&s->session, GW_TCLOSE_NONE);	/* closed, or gone from the table */
 		return;
 	}
 	if (!same(&row->grant, &s->grant))
@@ -632,7 +646,8 @@ gw_rslots_done(const bothy_uuid *session, const bothy_uuid *grant, gw_rcall call
 		case GW_RCALL_BY_HOST:
 			/* this node ended the session: it acts at once, as in single mode */
 			if (result == GW_RRESULT_TRUE)
-				end_session(session);
+				end_session(session, call == GW_RCALL_OPEN_TIMEOUT ?
+							GW_TCLOSE_OPEN_TIMEOUT : GW_TCLOSE_NONE);
 			else if (call == GW_RCALL_IDLE)
 				s->active_at = now;		/* not ended: look again after another idle_timeout */
 			break;

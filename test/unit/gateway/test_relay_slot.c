@@ -226,6 +226,34 @@ test_pairing(void)
 	gw_rslots_forget();
 }
 
+/*
+ * A device alone in an opening (paired once first, if paired_once), and
+ * the session's end written by another node with this detail reaching
+ * this one through the log; true when the side and the slot are gone
+ * (the events are left to the caller's saw()).
+ */
+static bool
+closed_elsewhere(gw_tclose detail, bool paired_once)
+{
+	gw_rside	d = {.kind = GW_RSIDE_DEVICE},
+				h = {.kind = GW_RSIDE_HOST};
+	gw_rslot   *s;
+	gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_CLOSED, GW_TSTATE_CLOSED);
+
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &d, 0);
+	if (paired_once)
+	{
+		gw_rslots_join(s, &h, 0);
+		gw_rslots_leave(&h, false, 10);
+	}
+	events[0] = '\0';
+	r.close_detail = detail;
+	gw_rslots_log(&r, 20);
+	return d.slot == NULL && live() == 0;
+}
+
 /* --- lone sides (D-M2-47-8, 14) -------------------------------------------- */
 
 static void
@@ -302,6 +330,17 @@ test_lone_sides(void)
 		gw_rslots_log(&r, 10);
 	}
 	UNIT_OK(h.lone_until == 0, "a lone host's timer stops once the session is no longer opening");
+
+	/*
+	 * Both sides lone on two nodes: the other node's open_timeout reaches
+	 * this one through the log before this side's own timer runs out.
+	 */
+	UNIT_OK(closed_elsewhere(GW_TCLOSE_OPEN_TIMEOUT, false) && saw("D close 4102; unpaired D"),
+			"an opening ended open_timeout elsewhere: the lone side here gets 4102, counted, no call");
+	UNIT_OK(closed_elsewhere(GW_TCLOSE_OPEN_TIMEOUT, true) && saw("D close 4102"),
+			"open_timeout elsewhere, a side here paired once: 4102, not counted as unpaired");
+	UNIT_OK(closed_elsewhere(GW_TCLOSE_HOST_DISABLED, false) && saw("D close 1000"),
+			"an opening ended otherwise (host disabled): the lone side here gets 1000");
 	gw_rslots_forget();
 }
 
