@@ -9,6 +9,8 @@ host of fakehost.py:
 - a copied key on node B while the old connection on A does not answer
   A's probe (4009, B's connection goes on), and answers it (the verdict:
   B's connection 4110, A's own 4112, the host back to pairing);
+- a newer connection that hears an older one (whose node missed its
+  announcement) announcing itself at once, so the older's node probes;
 - probation holding a session.open, checked again in the database at
   its end;
 - terminal.host_close of a disable and a re-pairing reaching every node;
@@ -130,6 +132,36 @@ def test_a_copied_key_on_b_and_the_probe_of_the_old_connection_on_a(gateways, tw
         assert a.metric('bothy_terminal_duplicate_verdicts_total{result="pairing"}') == 1
     assert a.log.count('msg="terminal duplicate control connection" code=%d' % old_code) == 1
     assert b.metric('bothy_terminal_probes_total{outcome="answered"}') == 0
+
+
+def test_a_newer_connection_announces_at_once_when_it_hears_an_older_one(gateways, tworld, keys):
+    # A missed the newer connection's only announcement (its own connection
+    # had not reported yet, so there was nothing to probe); when it then
+    # announces the older one, B answers with the newer's at once, and A
+    # probes.  Neither host heartbeats: no announcement but these.
+    a, b = gateways(2)
+    heard = 'bothy_gateway_signals_received_total{kind="terminal.host_present"}'
+
+    async def go():
+        host, owner, old = await active_host(tworld, a, report=False, heartbeats=False)
+        old.answer_probes = False
+        copy = await ControlConnection(node_base(b), old.key).connect()
+        newer = await copy.hello(host)
+        await copy.report()
+        poll_until(lambda: a.metric(heard) == 1, timeout=5, what="A hearing the newer connection")
+        before = b.metric("bothy_terminal_presence_announced_total")
+        await old.send({"op": "heartbeat"})     # its deadline anew; unannounced, it announces nothing
+        await old.report()
+        old_code = await old.closed(timeout=5)
+        after = b.metric("bothy_terminal_presence_announced_total")
+        await copy.close()
+        return old, newer, old_code, before, after
+    old, newer, old_code, before, after = run(go())
+    assert old.ready["conn"] < newer["conn"]        # UUIDv7 in canonical text: ordered as drawn
+    assert (before, after) == (1, 2), "B announced the newer connection again on hearing the older"
+    assert len(old.probes) == 1 and old_code == 4009
+    assert a.metric('bothy_terminal_probes_total{outcome="unanswered"}') == 1
+    assert b.metric('bothy_terminal_probes_total{outcome="unanswered"}') == 0
 
 
 def test_probation_holds_session_open_and_checks_again_at_its_end(gateways, tworld, keys):
