@@ -5,7 +5,7 @@ and reordered) still pair from the row (RelayExpectation, D-M2-47-21) and
 nothing a late signal says changes the pairing; the two sides of one
 session sent to two different nodes (a misrouted edge) are each a lone
 side, get 4102, and the opening ends once with open_timeout although both
-nodes decide (D-M2-47-8, 14), and a side still alone on one node when
+nodes may decide (D-M2-47-8, 14), and a side still alone on one node when
 the other's end reaches it gets 4102 too; a session detached when its device leaves
 and attached again with a fresh grant (the host's old data connection
 waiting meanwhile); a lone device of a detached session gets 4102 and the
@@ -98,7 +98,7 @@ def test_two_nodes_two_lone_sides_one_end(tnodes, terminal):
     for s in sessions:
         wait_state(terminal, s.id, ("closed", "open_timeout"))
         assert terminal.log(s.id) == ["session_opened", "session_closed"]
-    # both nodes decided each end; the compare-and-swap let one write it
+    # both nodes may decide each end; the compare-and-swap lets one write it
     poll_until(lambda: a.metric('bothy_terminal_relay_decisions_total{decision="open_timeout"}') +
                b.metric('bothy_terminal_relay_decisions_total{decision="open_timeout"}') == 3,
                timeout=5, what="three ends written")
@@ -121,15 +121,15 @@ def test_a_lone_side_hears_the_open_timeout_another_node_wrote(tnodes, terminal)
         hostside = await Side.open(ws_base(b), session.id, session.host_identify())
         assert await hostside.op() == "waiting"
         await asyncio.sleep(OPEN_S / 2)
+        joined = time.monotonic()       # a's own timer cannot run out before OPEN_S after this
         device = await Side.open(ws_base(a), session.id, session.device_identify())
         assert await device.op() == "waiting"
-        joined = time.monotonic()
         codes = await asyncio.gather(hostside.closed(timeout=OPEN_S + 3),
                                      device.closed(timeout=OPEN_S + 3))
         return codes, time.monotonic() - joined
     codes, device_alone = run(go())
     assert codes == [4102, 4102]
-    assert device_alone < OPEN_S - 0.5, "a's side waited for its own timer: %.2f s" % device_alone
+    assert device_alone < OPEN_S, "a's side waited for its own timer: %.2f s" % device_alone
     wait_state(terminal, session.id, ("closed", "open_timeout"))
     assert a.metric('bothy_terminal_relay_unpaired_total{side="device"}') == 1
     assert b.metric('bothy_terminal_relay_unpaired_total{side="host"}') == 1
