@@ -120,14 +120,33 @@ def b64d(text):
 # What a node's log must never carry (D-M2-47-11, DESIGN.md "Security"): a
 # person, device, session, host or node ID (any UUID), an address, or a
 # token or signature (a long base64url run).
+# IPv6 in either form: compressed ("::1", "fe80::1", "::ffff:10.0.0.1") or
+# all eight groups; a timestamp's "02:36:44" is neither.
 LOG_LEAKS = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-                       r"|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|::1\b|[A-Za-z0-9_-]{40,}")
+                       r"|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"
+                       r"|[0-9a-fA-F]*::[0-9a-fA-F]|\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){7}\b"
+                       r"|[A-Za-z0-9_-]{40,}")
+
+
+def assert_logs_clean(nodes):
+    """No record in these nodes' logs holds an ID, address or token; the
+    failure names every node that logged one, not only the first."""
+    leaks = {}
+    for node in nodes:
+        if os.path.exists(node.logpath):
+            found = [line for line in node.log.splitlines() if LOG_LEAKS.search(line)]
+            if found:
+                leaks[os.path.basename(node.logpath)] = found[:3]
+    assert not leaks, "logged an ID, address or token: %s" % leaks
 
 
 class Gateway:
     """One bothy-gateway serve process."""
 
+    made = []       # every node of this pytest process, for the check of their logs
+
     def __init__(self, name, pg, keys, extra=()):
+        Gateway.made.append(self)
         self.name = name
         self.port = free_port()
         self.url = "ws://127.0.0.1:%d/gateway" % self.port
@@ -152,13 +171,6 @@ class Gateway:
     def log(self):
         with open(self.logpath) as f:
             return f.read()
-
-    def assert_log_clean(self):
-        """Every record the node wrote holds no ID, address or token."""
-        if not os.path.exists(self.logpath):
-            return
-        leaks = [line for line in self.log.splitlines() if LOG_LEAKS.search(line)]
-        assert not leaks, "%s logged an ID, address or token: %s" % (self.name, leaks[:3])
 
     def http(self, path):
         try:
@@ -217,6 +229,16 @@ def keys():
     return KeyStore()
 
 
+@pytest.fixture(autouse=True)
+def logs_clean():
+    """After every test, each node it made (a fixture's or its own, started
+    or not) logged no ID, address or token (D-M2-47-11).  Autouse: set up
+    first, so torn down last, once the fixtures have stopped their nodes."""
+    first = len(Gateway.made)
+    yield
+    assert_logs_clean(Gateway.made[first:])
+
+
 @pytest.fixture
 def gateways(pg, keys):
     """gateways(n, extra=()) starts n nodes; all are stopped after the test."""
@@ -232,8 +254,6 @@ def gateways(pg, keys):
     yield make
     for node in started:
         node.stop()
-    for node in started:
-        node.assert_log_clean()
 
 
 @pytest.fixture

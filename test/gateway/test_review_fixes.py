@@ -8,10 +8,9 @@ import signal
 import socket
 import time
 
-import psycopg2
-
 from cluster import Client, World, rest, rest_started
 from conftest import new_id, poll_until, run
+from rawsock import read_to_end
 
 PATH = "/v1/agent/events"
 
@@ -198,26 +197,6 @@ def big_answer_requested(node, keys, pg):
     return s
 
 
-def read_to_end(s, timeout=10.0):
-    """What the socket gives until the peer ends it (EOF or reset); fails
-    when it is not ended within timeout seconds."""
-    got = b""
-    deadline = time.monotonic() + timeout
-    while True:
-        s.settimeout(max(0.01, deadline - time.monotonic()))
-        try:
-            chunk = s.recv(65536)
-        except ConnectionResetError:
-            break
-        except socket.timeout:
-            raise AssertionError("the node did not end the connection within %.0f s (%d bytes read)"
-                                 % (timeout, len(got)))
-        if not chunk:
-            break
-        got += chunk
-    return got
-
-
 def test_a_stop_waits_for_a_big_answer_the_client_reads_slowly(gateways, keys, pg):
     """An answer larger than the socket takes at once: libwebsockets keeps
     the rest and sends it as the client reads.  A stop must wait for that
@@ -226,7 +205,7 @@ def test_a_stop_waits_for_a_big_answer_the_client_reads_slowly(gateways, keys, p
     node = gateways(1)
     s = big_answer_requested(node, keys, pg)
     node.proc.send_signal(signal.SIGTERM)   # the stop runs while most of the body still waits
-    got = read_to_end(s)                    # the node ends the connection as it exits
+    got, _ = read_to_end(s, timeout=10.0)   # the node ends the connection as it exits
     s.close()
     head, _, body = got.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), head[:40]
@@ -239,7 +218,7 @@ def test_a_client_that_stops_reading_a_big_answer_is_dropped_after_the_send_time
     node = gateways(1)                      # --send-timeout 1000
     s = big_answer_requested(node, keys, pg)
     time.sleep(3.0)                         # reads nothing for longer than --send-timeout
-    got = read_to_end(s, timeout=3.0)       # what was in flight, then the end the node made
+    got, _ = read_to_end(s, timeout=3.0)    # what was in flight, then the end the node made
     s.close()
     head, _, body = got.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200")

@@ -10,13 +10,12 @@ Raw sockets with a small receive window, so that the bytes are seen as they
 arrive, and a run document larger than the node's socket buffer can hold
 (tcp_wmem's maximum), so that the rest of it waits in the node."""
 import json
-import socket
 import struct
 import time
 
 from cluster import World
 from conftest import new_id, poll_until
-from test_bad_input import frame, raw_ws
+from rawsock import frame, raw_ws, read_to_end
 
 CLOSE_GRACE_S = 2.0     # src/gateway/core/conn.c: how long a decided close waits for the client
 
@@ -57,25 +56,6 @@ def without_presence(got):
         msg = json.loads(payload)
         return msg.get("op") == "event" and msg.get("type") == "agent.presence_changed"
     return [(op, payload) for op, payload in got if not presence(op, payload)]
-
-
-def read_to_end(s, timeout):
-    """Every byte until the node ends the connection (EOF or reset), and how
-    it ended."""
-    got = b""
-    deadline = time.monotonic() + timeout
-    while True:
-        s.settimeout(max(0.01, deadline - time.monotonic()))
-        try:
-            chunk = s.recv(1 << 20)
-        except ConnectionResetError:
-            return got, "reset"
-        except socket.timeout:
-            raise AssertionError("the node did not end the connection within %.0f s (%d bytes read)"
-                                 % (timeout, len(got)))
-        if not chunk:
-            return got, "eof"
-        got += chunk
 
 
 def stalled_client(gateways, keys, pg):

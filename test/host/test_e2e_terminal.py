@@ -73,8 +73,7 @@ class Cluster:
         for node in self.nodes:
             node.stop()
         self.pg.close()
-        for node in self.nodes:
-            node.assert_log_clean()
+        gw.assert_logs_clean(self.nodes)
 
     def q(self, sql, *args):
         return self.pg.query(sql, *args)

@@ -185,6 +185,20 @@ done(int session, int grant, gw_rcall call, gw_rresult result, const gw_rrow *ro
 	gw_rslots_done(&s, &g, call, result, row, now);
 }
 
+/* A device and a host paired in a fresh slot of session 1, grant 100. */
+static gw_rslot *
+paired_slot(gw_rside *d, gw_rside *h, gw_tstate state, int64_t now)
+{
+	gw_rslot   *s;
+
+	fresh();
+	s = slot_of(1, 100, state, now);
+	gw_rslots_join(s, d, now);
+	gw_rslots_join(s, h, now);
+	events[0] = '\0';
+	return s;
+}
+
 /* --- pairing ---------------------------------------------------------------- */
 
 static void
@@ -341,23 +355,37 @@ test_lone_sides(void)
 			"open_timeout elsewhere, a side here paired once: 4102, not counted as unpaired");
 	UNIT_OK(closed_elsewhere(GW_TCLOSE_HOST_DISABLED, false) && saw("D close 1000"),
 			"an opening ended otherwise (host disabled): the lone side here gets 1000");
+
+	/* this node's own open_timeout ended the opening: a side that came meanwhile is as lone */
+	fresh();
+	d = (gw_rside) {.kind = GW_RSIDE_DEVICE};
+	h = (gw_rside) {.kind = GW_RSIDE_HOST};
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	gw_rslots_join(s, &d, 0);
+	gw_rslots_tick(OPEN + 1);
+	events[0] = '\0';
+	UNIT_OK(gw_rslots_join(s, &h, OPEN + 2) && saw("H waiting"),
+			"a host side arrives while this node's open_timeout call runs: it waits");
+	done(1, 100, GW_RCALL_OPEN_TIMEOUT, GW_RRESULT_TRUE, NULL, OPEN + 3);
+	UNIT_OK(saw("H close 4102; unpaired H") && h.slot == NULL && live() == 0,
+			"the call answers that it ended the opening: that side gets 4102, counted");
+
+	/* a pairing here hears an open_timeout another node wrote: the pair was no lone side */
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_CLOSED, GW_TSTATE_CLOSED);
+
+		d = (gw_rside) {.kind = GW_RSIDE_DEVICE};
+		h = (gw_rside) {.kind = GW_RSIDE_HOST};
+		paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+		r.close_detail = GW_TCLOSE_OPEN_TIMEOUT;
+		gw_rslots_log(&r, 10);
+		UNIT_OK(saw("D close 1000; H close 1000") && d.slot == NULL && h.slot == NULL && live() == 0,
+				"a paired slot hears open_timeout: both sides 1000, neither counted");
+	}
 	gw_rslots_forget();
 }
 
 /* --- the ends of a pairing ---------------------------------------------------- */
-
-static gw_rslot *
-paired_slot(gw_rside *d, gw_rside *h, gw_tstate state, int64_t now)
-{
-	gw_rslot   *s;
-
-	fresh();
-	s = slot_of(1, 100, state, now);
-	gw_rslots_join(s, d, now);
-	gw_rslots_join(s, h, now);
-	events[0] = '\0';
-	return s;
-}
 
 static void
 test_pairing_ends(void)
