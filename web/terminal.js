@@ -43,6 +43,8 @@ class TerminalPane {
     this.offset = 0;            /* after the last byte shown */
     this.attaching = false;
     this.reattaches = 0;
+    this.everPaired = false;    /* this session's stream paired once */
+    this.closeCode = 0;         /* how the last stream closed */
     this.term = new Terminal({
       fontFamily: "ui-monospace, 'DejaVu Sans Mono', monospace",
       fontSize: TERM_FONT_PX,
@@ -142,6 +144,7 @@ class TerminalPane {
       this.stream = 0n;
       this.offset = 0;
       this.reattaches = 0;
+      this.everPaired = false;
       this.term.reset();
       this.root.dataset.session = this.session;
       this.root.dataset.reattaches = "0";
@@ -194,6 +197,14 @@ class TerminalPane {
           this.session = null;
           return this.setState("stopped", "The session is over (HTTP " + r.status + ")");
         }
+        if (r.status === 409 && r.body && r.body.error === "not_detached" &&
+            this.closeCode === 4102 && !this.everPaired) {
+          /* A stream that waited alone for the whole open timeout and never
+           * paired: the opening ended (open_timeout, docs/protocol.md, 4102);
+           * had the host started, the session would be detached by now. */
+          this.session = null;
+          return this.setState("stopped", "The host did not start the shell in time; open a new shell");
+        }
       }
       if (this.session === session) this.setState("stopped", "The session could not be attached again; open a new shell");
     } finally {
@@ -218,6 +229,7 @@ class TerminalPane {
     ws.onclose = (e) => {
       if (ws !== this.ws) return;
       this.ws = null;
+      this.closeCode = e.code;
       this.renderNodes();
       if (e.code === 1000) {
         this.session = null;
@@ -236,6 +248,7 @@ class TerminalPane {
       this.setState("waiting", "Waiting for the host…");
     } else if (m.op === "paired") {
       this.paired = true;
+      this.everPaired = true;
       this.pairedAt = Date.now();
       /* resume first, once per pairing: the stream and offset shown */
       const b = new DataView(new ArrayBuffer(17));

@@ -771,5 +771,8 @@ host_session_stream_gone(host_session *s, host_stream *st, int ours_code, int pe
 	}
 	if (ours_code == 0 && reconnects_after(peer_code) && !s->ending && !host.stopping)
 		reconnect_later(s, peer_code);
+	else if (ours_code == 0 && !s->ending && !host.stopping)
+		gw_logf(GW_LOG_INFO, "data connection ended by the server, not connected again",
+				"code=%d", peer_code);
 	pump(s);
 }

@@ -197,10 +197,17 @@ on_text(struct lws *wsi, host_stream *st)
 	}
 	if (st->session == NULL)
 		return 0;
+	/* that a data connection reached a relay, and when it paired: a line each */
 	if (m.op == HOST_OP_WAITING)
+	{
+		gw_log(GW_LOG_INFO, "data connection waiting for the device");
 		host_session_waiting(st->session, st);
+	}
 	else
+	{
+		gw_log(GW_LOG_INFO, "data connection paired");
 		host_session_paired(st->session, st);
+	}
 	return 0;
 }
 

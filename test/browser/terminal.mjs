@@ -14,10 +14,19 @@
  * is detached on the surviving node and the pane's attach succeeds
  * (test/host/test_e2e_terminal.py kills a relay node without the control
  * connection every time).
+ *
+ * Last, the host service stopped (SIGSTOP: its control connection stays,
+ * so the session opens, but no shell starts): the pane's stream waits
+ * alone for the open timeout, gets 4102 and the opening ends; the pane
+ * says so at once instead of trying to attach for two minutes.  The host
+ * goes on (SIGCONT) and a new shell opens.
  */
 import { spawnSync } from "node:child_process";
+import { appendFileSync, readFileSync } from "node:fs";
 
 const LONG = 60000;
+/* bothy.terminal_open_timeout in the demo cluster (its default) */
+const OPEN_TIMEOUT_MS = 30000;
 
 function cluster(cfg, ...args) {
   const r = spawnSync(cfg.cluster[0], [...cfg.cluster.slice(1, -1), ...args, cfg.cluster.at(-1)],
@@ -32,6 +41,26 @@ async function run(page, until, line, re, what) {
   await page.keyboard.press("Enter");
   await until(page, (src) => new RegExp(src, "m").test(window.bothyDemo.shell.screenText()), re.source, what);
   return page.evaluate((src) => window.bothyDemo.shell.screenText().match(new RegExp(src, "m")), re.source);
+}
+
+/* Both nodes list Ada's demo host as connected (GET /v1/terminal/hosts, each
+ * node's own view: docs/protocol.md). */
+async function hostCountedEverywhere(cfg) {
+  const deadline = Date.now() + LONG;
+  for (;;) {
+    let counted = 0;
+    for (const n of ["a", "b"]) {
+      try {
+        const r = await fetch(cfg.nodes[n].url + "/v1/terminal/hosts",
+          { headers: { Authorization: "Bearer " + cfg.ada.token } });
+        const body = await r.json();
+        if (r.status === 200 && body.hosts.some((h) => h.state === "active" && h.connected)) counted++;
+      } catch (e) { /* a node starting */ }
+    }
+    if (counted === 2) return;
+    if (Date.now() > deadline) throw new Error("the host not counted as connected by both nodes within " + LONG / 1000 + " s");
+    await new Promise((f) => setTimeout(f, 200));
+  }
 }
 
 function pane(page) {
@@ -110,6 +139,47 @@ export async function terminalChecks(ctx) {
       await shot(page, "terminal-reattached");
       cluster(cfg, "start", p.relay);
     }
+  });
+
+  await check("terminal: a shell the host never starts: the pane stops at the open timeout (4102), without attaching", async () => {
+    const pid = Number(readFileSync(cfg.cluster.at(-1) + "/run/host.pid", "utf8").trim());
+    if (!(pid > 1)) throw new Error("no pid of the demo host");
+    /* a node counts the host from its control connection or another
+     * node's announcement, which a node started again (the check before)
+     * hears at the host's next heartbeat: open only once both count it */
+    await hostCountedEverywhere(cfg);
+    process.kill(pid, "SIGSTOP");
+    try {
+      const opened = Date.now();
+      await page.click("#terminal .term-new");
+      await until(page, () => document.querySelector("#terminal").dataset.state === "waiting", null,
+        "the pane waiting for the host");
+      await until(page, () => document.querySelector("#terminal").dataset.state === "stopped", null,
+        "the pane stopped", OPEN_TIMEOUT_MS + 15000);
+      const took = Date.now() - opened;
+      const p = await pane(page);
+      const text = await page.$eval("#terminal .term-text", (e) => e.textContent);
+      if (!/did not start the shell in time/.test(text)) throw new Error("the pane says " + JSON.stringify(text));
+      if (p.reattaches !== "0") throw new Error("attached " + p.reattaches + " times");
+      if (took < OPEN_TIMEOUT_MS) throw new Error("stopped after " + took + " ms, before the open timeout");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    await shot(page, "terminal-open-timeout");
+    /* the host goes on: a new shell answers */
+    await hostCountedEverywhere(cfg);
+    await page.click("#terminal .term-new");
+    await until(page, () => document.querySelector("#terminal").dataset.state === "ready" &&
+      /demo\$ /.test(window.bothyDemo.shell.screenText()), null, "a prompt in the pane again", LONG).catch(async (e) => {
+      /* what each node's relay holds: which node each side reached */
+      const file = cfg.artifacts + "/terminal-metrics.txt";
+      for (const n of ["a", "b"]) {
+        const t = await (await fetch(cfg.nodes[n].url + "/metrics")).text();
+        appendFileSync(file, "node " + n + ":\n" + t.split("\n").filter((l) =>
+          /^bothy_terminal_relay/.test(l) && !/ 0$/.test(l)).join("\n") + "\n");
+      }
+      throw new Error(e.message + " (the nodes' relay metrics: " + file + ")");
+    });
   });
   await page.close();
 }

@@ -71,6 +71,7 @@ CHECKS = [
     "terminal: a resized window, and stty size says the pane's size",
     "terminal: the pane names the relaying node and the control connection's node",
     "terminal: the relaying node killed, the pane attaches again and the same shell answers",
+    "terminal: a shell the host never starts: the pane stops at the open timeout (4102), without attaching",
     "no script errors in the pages",
 ]
 

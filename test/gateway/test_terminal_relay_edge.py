@@ -1,10 +1,11 @@
 """The terminal relay across three real nodes behind the real edge (nginx
 running the shipped deploy/nginx/bothy-edge.conf): both sides of a session
 reach the node its ID hashes to, whichever node served the open, and bytes
-come back exactly; the edge's two traps closed (a stream path without a
-session ID is answered 404 by the edge and reaches no node; one shared
-zone, so every worker agrees a node is down and both sides of a session
-meet on one node); the hash node killed: both sides closed, the host's data
+come back exactly; the edge's traps closed (a stream path without a
+session ID is answered 404 by the edge and reaches no node; no failure
+state, max_fails=0, so every worker and every moment route a session
+alike: with one, each worker's own view or the recovery probe after
+fail_timeout splits its sides); the hash node killed: both sides closed, the host's data
 connection back on another node detaches the session, and it is attached
 again through the edge.
 """
@@ -106,12 +107,6 @@ def test_a_stream_path_without_a_session_id_is_404_at_the_edge(tnodes, edge):
     assert sum(after) - sum(before) == 1
 
 
-def without(pattern):
-    """A change of the generated edge that drops the lines matching pattern."""
-    return lambda text: "".join(line for line in text.splitlines(keepends=True)
-                                if not re.search(pattern, line))
-
-
 def test_the_empty_hash_key_trap_is_real(tnodes, edge):
     """Without the edge's 404 for an empty key, a bad stream path is sent to
     a node picked round robin (which answers it 404 itself): the trap the
@@ -138,49 +133,127 @@ def lands(e, session, n):
     run(go())
 
 
-def longer_fail_timeout(text):
-    """fail_timeout 10s -> 120s: the node's restart on a loaded machine must
-    not outlast it (what is shown does not depend on its length)."""
-    assert text.count("fail_timeout=10s") >= 4
-    return text.replace("fail_timeout=10s", "fail_timeout=120s")
+def with_failure_state(fail_timeout, zone=True):
+    """A change of the generated edge that gives the stream upstream's
+    nodes nginx's failure state back (max_fails=1 with this fail_timeout),
+    with or without a shared zone: the shipped file has none (max_fails=0)."""
+    def change(text):
+        assert text.count("max_fails=0") >= 3
+        text = text.replace("max_fails=0", "max_fails=1 fail_timeout=%ds" % fail_timeout)
+        if zone:
+            text = text.replace("    hash $bothy_terminal_session consistent;\n",
+                                "    hash $bothy_terminal_session consistent;\n"
+                                "    zone bothy_terminal_stream 64k;\n")
+        return text
+    return change
 
 
-def split_after_a_node_came_back(tnodes, terminal, edge, change=longer_fail_timeout):
-    """Three nodes, an edge with four workers: the hash node of a session is
-    killed, one connection through the edge finds it down (one worker
-    learns it), the node comes back on its port, and twenty more
-    connections of the same session follow within fail_timeout.  Returns
-    how many of them reached each node."""
-    nodes = tnodes(3)
-    e = edge(nodes, workers=4, change=change)
-    host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
+def hash_node_of(nodes, e, session):
+    """The node one connection of the session reaches through the edge."""
     before = frames_in(nodes)
     lands(e, session, 1)
     after = frames_in(nodes)
-    victim = nodes[[a - b for a, b in zip(after, before)].index(1)]
+    return nodes[[a - b for a, b in zip(after, before)].index(1)]
+
+
+def landed(nodes, e, session, n):
+    """How many of n connections of the session reached each node, by port."""
+    before = frames_in(nodes)
+    lands(e, session, n)
+    after = frames_in(nodes)
+    return {node.port: a - b for node, a, b in zip(nodes, after, before)}
+
+
+def test_without_failure_state_every_worker_routes_a_session_alike(tnodes, terminal, edge):
+    """The shipped edge keeps no view of which node is down (max_fails=0):
+    while the hash node of a session is down, every connection of the
+    session, through any of four workers, fails over to the same next node
+    of the ring; once it is back, every one reaches it again."""
+    nodes = tnodes(3)
+    e = edge(nodes, workers=4)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+    victim = hash_node_of(nodes, e, session)
+    victim.proc.kill()
+    victim.proc.wait()
+    down = landed([n for n in nodes if n is not victim], e, session, 12)
+    assert sorted(down.values()) == [0, 12], down
+    victim.start()
+    back = landed(nodes, e, session, 12)
+    assert back[victim.port] == 12, back
+
+
+def test_failure_state_without_a_zone_splits_a_session_across_workers(tnodes, terminal, edge):
+    """One trap of nginx's failure state, made to happen: each worker keeps
+    its own view of which node is down, so once the node is back, the
+    workers that did not see it fail send sides to it while the one that
+    did still skips it."""
+    nodes = tnodes(3)
+    e = edge(nodes, workers=4, change=with_failure_state(120, zone=False))
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+    victim = hash_node_of(nodes, e, session)
     victim.proc.kill()
     victim.proc.wait()
     lands(e, session, 1)                # one worker learns the node is down
     victim.start()
+    counts = landed(nodes, e, session, 20)
+    assert 0 < counts[victim.port] < 20, counts
+
+
+def device_after_its_hash_node_came_back(tnodes, terminal, edge, change=None):
+    """One worker; a session's hash node killed while the session is
+    opening, one host data connection through the edge while it is down,
+    the node back on its port, and over fail_timeout (1 s) later the host's data
+    connection and 20 ms after it the device's stream, both held open as
+    a session's sides are.  Returns the device's first answer: paired when
+    both reached one node.  (A host side closes with 4000 here: 1000 would
+    end the session.)"""
+    nodes = tnodes(3)
+    e = edge(nodes, change=change)
+    host, owner, _ = terminal.host()
+    session = terminal.open(host, owner)
+
+    async def probe_host():
+        side = await Side.open(e.ws_base, session.id, session.host_identify())
+        assert await side.op() == "waiting"
+        await side.close(4000)
+
     before = frames_in(nodes)
-    lands(e, session, 20)
-    after = frames_in(nodes)
-    return {n.port: a - b for n, a, b in zip(nodes, after, before)}, victim
+    run(probe_host())
+    victim = nodes[[a - b for a, b in zip(frames_in(nodes), before)].index(1)]
+    victim.proc.kill()
+    victim.proc.wait()
+    run(probe_host())                   # refused by the node: the edge tries the next
+    victim.start()
+    # past fail_timeout (1 s, which nginx counts in whole seconds)
+    time.sleep(2.2)
+
+    async def both_sides():
+        h = await Side.open(e.ws_base, session.id, session.host_identify())
+        await asyncio.sleep(0.02)
+        d = await Side.open(e.ws_base, session.id, session.device_identify())
+        first = await d.op()
+        await d.close()
+        await h.close(4000)
+        return first
+    return run(both_sides())
 
 
-def test_one_shared_zone_so_every_worker_skips_a_node_it_did_not_see_fail(tnodes, terminal, edge):
-    counts, victim = split_after_a_node_came_back(tnodes, terminal, edge)
-    # every connection went to the one node the ring gives after the victim
-    assert counts[victim.port] == 0 and sorted(counts.values()) == [0, 0, 20], counts
+def test_both_sides_meet_on_the_hash_node_right_after_it_came_back(tnodes, terminal, edge):
+    assert device_after_its_hash_node_came_back(tnodes, terminal, edge) == "paired"
 
 
-def test_without_the_zone_workers_split_a_session(tnodes, terminal, edge):
-    """The trap the shared zone closes, made to happen: each worker's own
-    view sends some sides back to the node that came back."""
-    counts, victim = split_after_a_node_came_back(
-        tnodes, terminal, edge, change=lambda text: without(r"^\s*zone\s")(longer_fail_timeout(text)))
-    assert counts[victim.port] > 0 and counts[victim.port] < 20, counts
+def test_failure_state_splits_a_session_at_the_recovery_probe(tnodes, terminal, edge):
+    """The other trap of nginx's failure state, with the shared zone and one
+    worker: after fail_timeout nginx lets one connection try the node that
+    came back and skips the node for every other until that connection
+    ends, which for a WebSocket is when its session ends.  The host's data
+    connection probes the node; the device's stream a moment later goes to
+    the next node, and both sides are lone (found by the browser test, the
+    pane's new shell after the relay node had been killed)."""
+    assert device_after_its_hash_node_came_back(
+        tnodes, terminal, edge, change=with_failure_state(1)) == "waiting"
 
 
 def test_hash_node_killed_both_sides_closed_and_attached_again_through_the_edge(tnodes, terminal, edge):

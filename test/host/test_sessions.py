@@ -265,6 +265,10 @@ def test_a_lost_data_connection_comes_back_with_the_same_identify(fake, running)
         stream = attach(fake, ctl, session)
         Device(stream, d.stream_id, d.offset)
     assert h.log.count("data connection lost") == 3
+    # each of those four ends is logged with its code, once
+    for final in (4102, 4001, 4002, 1009):
+        assert h.log.count('msg="data connection ended by the server, not connected again" code=%d'
+                           % final) == 1, h.log
 
 
 def test_a_detached_session_ends_after_the_detach_timeout(fake, running):
