@@ -197,12 +197,14 @@ class TerminalPane {
           this.session = null;
           return this.setState("stopped", "The session is over (HTTP " + r.status + ")");
         }
-        if (r.status === 409 && r.body && r.body.error === "not_detached" &&
-            this.closeCode === 4102 && !this.everPaired) {
-          /* A stream that waited alone for the whole open timeout and never
-           * paired: the opening ended (open_timeout, docs/protocol.md, 4102);
-           * had the host started, the session would be detached by now. */
-          this.session = null;
+        if (r.status === 409 && this.closeCode === 4102 && !this.everPaired) {
+          /* The stream waited alone for the whole open timeout and never
+           * paired: the host did not come in time (docs/protocol.md, 4102).
+           * Mostly the opening ended (open_timeout: not_detached), or the
+           * host is gone (host_unavailable); rarely the host started just
+           * then and the session will be detached.  Whichever: end it, so
+           * no shell is left behind, and say so at once. */
+          this.end(false);
           return this.setState("stopped", "The host did not start the shell in time; open a new shell");
         }
       }

@@ -121,10 +121,11 @@ def b64d(text):
 # person, device, session, host or node ID (any UUID), an address, or a
 # token or signature (a long base64url run).
 # IPv6 in either form: compressed ("::1", "fe80::1", "::ffff:10.0.0.1") or
-# all eight groups; a timestamp's "02:36:44" is neither.
+# all eight groups; a timestamp's "02:36:44" is neither, nor is a SQL
+# cast such as "::bigint" in a relayed error (the group must end there).
 LOG_LEAKS = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
                        r"|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"
-                       r"|[0-9a-fA-F]*::[0-9a-fA-F]|\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){7}\b"
+                       r"|[0-9a-fA-F]{0,4}::[0-9a-fA-F]{1,4}\b|\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){7}\b"
                        r"|[A-Za-z0-9_-]{40,}")
 
 

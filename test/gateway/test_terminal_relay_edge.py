@@ -204,9 +204,9 @@ def test_failure_state_without_a_zone_splits_a_session_across_workers(tnodes, te
 def device_after_its_hash_node_came_back(tnodes, terminal, edge, change=None):
     """One worker; a session's hash node killed while the session is
     opening, one host data connection through the edge while it is down,
-    the node back on its port, and over fail_timeout (1 s) later the host's data
-    connection and 20 ms after it the device's stream, both held open as
-    a session's sides are.  Returns the device's first answer: paired when
+    the node back on its port, and over fail_timeout (1 s) after the failure
+    the host's data connection and, once it is told waiting, the device's
+    stream, both held open as a session's sides are.  Returns the device's first answer: paired when
     both reached one node.  (A host side closes with 4000 here: 1000 would
     end the session.)"""
     nodes = tnodes(3)
@@ -225,13 +225,15 @@ def device_after_its_hash_node_came_back(tnodes, terminal, edge, change=None):
     victim.proc.kill()
     victim.proc.wait()
     run(probe_host())                   # refused by the node: the edge tries the next
+    failed = time.monotonic()
     victim.start()
-    # past fail_timeout (1 s, which nginx counts in whole seconds)
-    time.sleep(2.2)
+    # past fail_timeout (1 s, which nginx counts in whole seconds), and no
+    # longer: the session's grant lasts bothy.terminal_open_timeout
+    time.sleep(max(0.0, 2.2 - (time.monotonic() - failed)))
 
     async def both_sides():
         h = await Side.open(e.ws_base, session.id, session.host_identify())
-        await asyncio.sleep(0.02)
+        assert await h.op() == "waiting"    # on its node before the device comes
         d = await Side.open(e.ws_base, session.id, session.device_identify())
         first = await d.op()
         await d.close()

@@ -16,12 +16,15 @@ took 40 to 42 ms without statistics and with the old ones, against 3.7 to
 3.9 ms analyzed; the bound, 1.5 times the reference plus 2 ms, fails it
 clearly and leaves a loaded machine room (the probing body: 5.3 to 6.2 ms
 against 5.1 to 5.4)."""
+import time
+
 import pytest
 
 from conftest import Instance
 
 MEMBERS = 5110
 ROUNDS = 7
+BATCHES = 4
 PLACE = "11111111-1111-4111-8111-111111111111"
 THREAD = "22222222-2222-4222-8222-222222222222"
 PERSON = "00000000-0000-4000-8000-%012x"
@@ -73,15 +76,24 @@ def add_members(cur, place, first, count):
 
 
 def timed(cur):
-    """The best of ROUNDS calls, after ROUNDS untimed: a session's first
-    calls also pay for growing the backend's memory (first-touch page
-    faults, 2 to 3 ms a call here), whatever the plan."""
+    """The best of BATCHES batches of ROUNDS calls, after ROUNDS untimed: a
+    session's first calls also pay for growing the backend's memory
+    (first-touch page faults, 2 to 3 ms a call here), whatever the plan.
+    The batches are apart in time, so that one burst of another process
+    on a loaded machine cannot slow every call of a state (a CI run once
+    measured 12.4 ms without statistics against 6.0 analyzed, in one
+    batch each)."""
     persons = [PERSON % i for i in range(1, MEMBERS + 1)]
-    for _ in range(2):
+    bests = []
+    for batch in range(1 + BATCHES):
+        if batch > 1:
+            time.sleep(0.1)
         cur.execute("SELECT * FROM pg_temp.audience_ms(%s, %s::uuid[], %s)", (THREAD, persons, ROUNDS))
         best, admitted = cur.fetchone()
         assert admitted == MEMBERS
-    return best
+        if batch > 0:
+            bests.append(best)
+    return min(bests)
 
 
 def has_statistics(cur):

@@ -362,8 +362,10 @@ test_lone_sides(void)
 	h = (gw_rside) {.kind = GW_RSIDE_HOST};
 	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
 	gw_rslots_join(s, &d, 0);
-	gw_rslots_tick(OPEN + 1);
 	events[0] = '\0';
+	gw_rslots_tick(OPEN + 1);
+	UNIT_OK(saw("D close 4102; unpaired D; call open_timeout"),
+			"the lone device's timer: 4102, counted, this node's open_timeout call runs");
 	UNIT_OK(gw_rslots_join(s, &h, OPEN + 2) && saw("H waiting"),
 			"a host side arrives while this node's open_timeout call runs: it waits");
 	done(1, 100, GW_RCALL_OPEN_TIMEOUT, GW_RRESULT_TRUE, NULL, OPEN + 3);
