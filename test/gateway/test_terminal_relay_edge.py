@@ -11,7 +11,6 @@ again through the edge.
 """
 import asyncio
 import os
-import re
 import signal
 import time
 import urllib.error
@@ -148,20 +147,22 @@ def with_failure_state(fail_timeout, zone=True):
     return change
 
 
-def hash_node_of(nodes, e, session):
-    """The node one connection of the session reaches through the edge."""
+def reached(nodes, connect):
+    """How many identifies reached each node (by port) while connect() ran."""
     before = frames_in(nodes)
-    lands(e, session, 1)
-    after = frames_in(nodes)
-    return nodes[[a - b for a, b in zip(after, before)].index(1)]
+    connect()
+    return {node.port: a - b for node, a, b in zip(nodes, frames_in(nodes), before)}
+
+
+def hash_node_of(nodes, connect):
+    """The node that connect()'s one connection of a session reached."""
+    counts = reached(nodes, connect)
+    return nodes[list(counts.values()).index(1)]
 
 
 def landed(nodes, e, session, n):
     """How many of n connections of the session reached each node, by port."""
-    before = frames_in(nodes)
-    lands(e, session, n)
-    after = frames_in(nodes)
-    return {node.port: a - b for node, a, b in zip(nodes, after, before)}
+    return reached(nodes, lambda: lands(e, session, n))
 
 
 def test_without_failure_state_every_worker_routes_a_session_alike(tnodes, terminal, edge):
@@ -173,7 +174,7 @@ def test_without_failure_state_every_worker_routes_a_session_alike(tnodes, termi
     e = edge(nodes, workers=4)
     host, owner, _ = terminal.host()
     session = terminal.open(host, owner)
-    victim = hash_node_of(nodes, e, session)
+    victim = hash_node_of(nodes, lambda: lands(e, session, 1))
     victim.proc.kill()
     victim.proc.wait()
     down = landed([n for n in nodes if n is not victim], e, session, 12)
@@ -192,7 +193,7 @@ def test_failure_state_without_a_zone_splits_a_session_across_workers(tnodes, te
     e = edge(nodes, workers=4, change=with_failure_state(120, zone=False))
     host, owner, _ = terminal.host()
     session = terminal.open(host, owner)
-    victim = hash_node_of(nodes, e, session)
+    victim = hash_node_of(nodes, lambda: lands(e, session, 1))
     victim.proc.kill()
     victim.proc.wait()
     lands(e, session, 1)                # one worker learns the node is down
@@ -209,9 +210,9 @@ def device_after_its_hash_node_came_back(tnodes, terminal, edge, change=None):
     opening, one host data connection through the edge while it is down,
     the node back on its port, and over fail_timeout (1 s) after the failure
     the host's data connection and, once it is told waiting, the device's
-    stream, both held open as a session's sides are.  Returns the device's first answer: paired when
-    both reached one node.  (A host side closes with 4000 here: 1000 would
-    end the session.)"""
+    stream, both held open as a session's sides are.  Returns the device's
+    first answer: paired when both reached one node.  (A host side closes
+    with 4000 here: 1000 would end the session.)"""
     nodes = tnodes(3)
     e = edge(nodes, change=change)
     host, owner, _ = terminal.host()
@@ -222,9 +223,7 @@ def device_after_its_hash_node_came_back(tnodes, terminal, edge, change=None):
         assert await side.op() == "waiting"
         await side.close(4000)
 
-    before = frames_in(nodes)
-    run(probe_host())
-    victim = nodes[[a - b for a, b in zip(frames_in(nodes), before)].index(1)]
+    victim = hash_node_of(nodes, lambda: run(probe_host()))
     victim.proc.kill()
     victim.proc.wait()
     run(probe_host())                   # refused by the node: the edge tries the next
