@@ -1,9 +1,10 @@
 /*
  * fanout_floor_server.c
- *		The floor of bench/gateway_fanout_multi: a WebSocket server that does
- *		nothing but what a node cannot avoid when one event reaches all its
- *		subscribers, so that the same deliveries through the same edge can be
- *		timed without a gateway, a database or a signal in the way.
+ *		The floor of bench/gateway_fanout_multi and bench/peer_socketio: a
+ *		WebSocket server that does nothing but what a node cannot avoid when
+ *		one event reaches all its subscribers, so that the same deliveries
+ *		(through the same edge, or to the same client) can be timed without a
+ *		gateway, a database or a signal in the way.
  *
  * One thread, one epoll set.  It answers the upgrade (RFC 6455, with the
  * Sec-WebSocket-Accept a real server sends), takes the client's first frame

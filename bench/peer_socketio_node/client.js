@@ -6,6 +6,9 @@
 //          {"op":"identify","token":...} with a person-device token signed
 //          here from the key store (docs/tokens.md, "Minting tokens
 //          elsewhere"), then {"op":"event","type":"run.updated",...}
+//   floor  the same protocol against bench/fanout_floor_server.c, which
+//          answers any identify with ready and writes each line of its
+//          command FIFO to every connection: no gateway, no database
 //   peer   Socket.IO 4 over Engine.IO 4's websocket transport:
 //          ws://HOST:PORT/socket.io/?EIO=4&transport=websocket; "0{...}"
 //          (open) answered by "40" (connect to /), "40{...}" back; "2"
@@ -16,7 +19,9 @@
 // on each), publishes run updates (bothy: bothy.run_changed in one
 // statement on the database, the document's sent_ns being that
 // statement's clock_timestamp(); the peer: POST /publish on node 0, sent_ns
-// taken at the emit), and measures, from sent_ns to the receipts:
+// taken at the emit; the floor: the event's line written to both servers'
+// FIFOs, sent_ns taken here just before), and measures, from sent_ns to the
+// receipts:
 //
 //   latency    UPDATES updates, each alone: its first and its last receipt
 //   sustained  SECONDS of updates, WINDOW in flight (the next published as
@@ -29,10 +34,11 @@
 // One JSON line on stdout at the end.  Bounded waits everywhere: a
 // connection phase of at most 300 s, an update of at most 10 s.
 //
-//   node client.js --system bothy|peer --ports P0,P1 --subs N --workers W
-//        --thread T --agent A --server-pids PID,PID --pg-data DIR
-//        [--pg-host DIR --pg-port N --keys DIR] [--updates 5] [--seconds 10]
-//        [--window 4] [--clk-tck 100]
+//   node client.js --system bothy|peer|floor --ports P0,P1 --subs N --workers W
+//        --thread T --agent A --server-pids PID,PID [--pg-data DIR]
+//        [--pg-host DIR --pg-port N --keys DIR] [--fifos F0,F1] [--updates 5]
+//        [--seconds 10] [--window 4] [--clk-tck 100]
+//   (--pg-data for bothy and the peer, --fifos for the floor)
 "use strict";
 const { fork } = require("child_process");
 const crypto = require("crypto");
@@ -102,7 +108,7 @@ function worker() {
 
     function open(i, done) {
         const port = cfg.ports[i % 2];
-        const bothy = cfg.system === "bothy";
+        const bothy = cfg.system !== "peer";  // the floor speaks bothy's protocol
         const url = bothy ? `ws://127.0.0.1:${port}/gateway`
             : `ws://127.0.0.1:${port}/socket.io/?EIO=4&transport=websocket`;
         const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 60000 });
@@ -114,7 +120,7 @@ function worker() {
             done(ok, why);
         };
         ws.on("open", () => {
-            if (bothy) ws.send(JSON.stringify({ op: "identify", token: sign(person(i)) }));
+            if (bothy) ws.send(JSON.stringify({ op: "identify", token: sign ? sign(person(i)) : "floor" }));
         });
         ws.on("message", (data) => {
             const text = data.toString();
@@ -198,7 +204,8 @@ function args() {
         if (!v[i].startsWith("--") || i + 1 >= v.length) throw new Error("bad argument " + v[i]);
         a[v[i].slice(2)] = v[i + 1];
     }
-    for (const k of ["system", "ports", "subs", "workers", "thread", "agent", "server-pids", "pg-data"])
+    for (const k of ["system", "ports", "subs", "workers", "thread", "agent", "server-pids",
+        a.system === "floor" ? "fifos" : "pg-data"])
         if (a[k] === undefined) throw new Error("--" + k + " is required");
     a.ports = a.ports.split(",").map(Number);
     a.subs = Number(a.subs);
@@ -209,7 +216,8 @@ function args() {
 }
 
 // CPU ticks so far of the servers and of every PostgreSQL process (the
-// postmaster with what its ended children used, and its live children).
+// postmaster with what its ended children used, and its live children;
+// none for the floor).
 function cpuTicks(a) {
     const fields = (pid) => {
         try {
@@ -222,6 +230,7 @@ function cpuTicks(a) {
     const ticks = (f, children) => (f ? Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0) : 0);
     let servers = 0;
     for (const pid of a.serverPids) servers += ticks(fields(pid), false);
+    if (a["pg-data"] === undefined) return { servers, postgres: 0 };
     const master = Number(fs.readFileSync(path.join(a["pg-data"], "postmaster.pid"), "ascii").split("\n")[0]);
     let postgres = ticks(fields(master), true);
     for (const d of fs.readdirSync("/proc")) {
@@ -252,6 +261,16 @@ async function coordinator() {
             return next;
         };
         endPublisher = () => db.end();
+    } else if (a.system === "floor") {
+        // the floor servers keep their FIFOs open for reading: no wait here
+        const fifos = a.fifos.split(",").map((f) => fs.openSync(f, "w"));
+        publish = (run, version) => {
+            const data = { run, thread: a.thread, agent: a.agent, version, sent_ns: Math.round(wallNs()) };
+            const line = JSON.stringify({ op: "event", type: "run.updated", data }) + "\n";
+            for (const fd of fifos) fs.writeSync(fd, line);
+            return Promise.resolve();
+        };
+        endPublisher = () => { for (const fd of fifos) fs.closeSync(fd); };
     } else {
         const http = require("http");
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -8,6 +8,7 @@
 #include "clients/hub.h"
 #include "clients/stats.h"
 #include "core/node.h"
+#include "core/uuidlist.h"
 
 void
 gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c)
@@ -104,6 +105,7 @@ gw_local_persons(bothy_uuid **persons, size_t *n)
 		free(l.items);
 		return false;
 	}
+	gw_uuid_sort(l.items, l.n);
 	*persons = l.items;
 	*n = l.n;
 	return true;

@@ -33,7 +33,10 @@ void		gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c);
 
 /*
  * The distinct persons with a ready connection here, as a malloc'd array
- * (*n of them; NULL and 0 when there are none).  False when out of memory.
+ * (*n of them; NULL and 0 when there are none), sorted: the parts of an
+ * audience are then ranges, which the seam's default body walks in the
+ * index instead of probing it per person (clients/audience.c).  False when
+ * out of memory.
  */
 bool		gw_local_persons(bothy_uuid **persons, size_t *n);
 

@@ -167,7 +167,8 @@ ask(typing *t)
 		persons = grown;
 		persons[n++] = t->principal;
 	}
-	persons[at] = persons[0];
+	/* the sender first, the others still sorted: each part a range (deliver.h) */
+	memmove(persons + 1, persons, at * sizeof(*persons));
 	persons[0] = t->principal;
 	if (gw_audience_ask_place(&t->thread, persons, n, &typing_ops, t) == NULL)
 		free(t);

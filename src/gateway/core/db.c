@@ -3,10 +3,11 @@
  *		The asynchronous query pool (see db.h).
  *
  * Each slot runs one call at a time with PQsendQueryParams (text params,
- * text results), so a slot's state is just "idle" or "this call".  A call
- * whose deadline passes while it runs cannot be cancelled without a
- * blocking PQcancel, so its slot is reset instead: the server ends the
- * statement when it sees the connection gone.
+ * or binary ones where the caller gives their length; text results), so a
+ * slot's state is just "idle" or "this call".  A call whose deadline
+ * passes while it runs cannot be cancelled without a blocking PQcancel, so
+ * its slot is reset instead: the server ends the statement when it sees
+ * the connection gone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ struct gw_db_call
 	const char *sql;
 	int			nparams;
 	char	   *params[GW_DB_MAX_PARAMS];
+	int			lengths[GW_DB_MAX_PARAMS];	/* of the binary ones */
+	int			formats[GW_DB_MAX_PARAMS];	/* 0 text, 1 binary */
 	gw_db_cb	cb;				/* NULL once cancelled */
 	void	   *arg;
 	db_slot    *slot;			/* running here, or NULL */
@@ -151,7 +154,7 @@ static bool
 slot_send(db_slot *slot, gw_db_call *c)
 {
 	if (!PQsendQueryParams(slot->pc.pg, c->sql, c->nparams, NULL,
-						   (const char *const *) c->params, NULL, NULL, 0))
+						   (const char *const *) c->params, c->lengths, c->formats, 0))
 		return false;
 	slot->call = c;
 	c->slot = slot;
@@ -309,9 +312,26 @@ gw_db_create(struct lws_context *context, struct lws_vhost *vhost, const char *c
 	return db;
 }
 
+/* A copy of a parameter's value into the call; false when out of memory. */
+static bool
+copy_param(gw_db_call *c, int i, const gw_db_param *param)
+{
+	c->formats[i] = param->length >= 0 ? 1 : 0;
+	c->lengths[i] = param->length >= 0 ? param->length : 0;
+	if (param->value == NULL)
+		return true;
+	if (param->length < 0)
+		return (c->params[i] = strdup(param->value)) != NULL;
+	c->params[i] = malloc(param->length > 0 ? (size_t) param->length : 1);
+	if (c->params[i] == NULL)
+		return false;
+	memcpy(c->params[i], param->value, (size_t) param->length);
+	return true;
+}
+
 gw_db_call *
-gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
-		   gw_db_cb cb, void *arg)
+gw_db_submit_params(gw_db *db, const char *sql, int nparams, const gw_db_param *params,
+					gw_db_cb cb, void *arg)
 {
 	gw_db_call *c;
 	int			i;
@@ -331,7 +351,7 @@ gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
 	for (i = 0; i < nparams; i++)
 	{
 		c->nparams = i;
-		if (params[i] != NULL && (c->params[i] = strdup(params[i])) == NULL)
+		if (!copy_param(c, i, &params[i]))
 		{
 			c->cb = NULL;
 			call_free(c);
@@ -343,6 +363,23 @@ gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
 	arm_deadline(db);
 	dispatch(db);
 	return c;
+}
+
+gw_db_call *
+gw_db_submit(gw_db *db, const char *sql, int nparams, const char *const *params,
+		   gw_db_cb cb, void *arg)
+{
+	gw_db_param text[GW_DB_MAX_PARAMS];
+	int			i;
+
+	if (nparams > GW_DB_MAX_PARAMS)
+		return NULL;
+	for (i = 0; i < nparams; i++)
+	{
+		text[i].value = params[i];
+		text[i].length = -1;
+	}
+	return gw_db_submit_params(db, sql, nparams, text, cb, arg);
 }
 
 void

@@ -43,6 +43,21 @@ gw_db	   *gw_db_create(struct lws_context *context, struct lws_vhost *vhost,
 gw_db_call *gw_db_submit(gw_db *db, const char *sql, int nparams,
 					   const char *const *params, gw_db_cb cb, void *arg);
 
+/*
+ * A parameter of gw_db_submit_params: text when length is negative (value
+ * NUL-terminated), binary otherwise (length bytes in the type's send
+ * format); value NULL is SQL NULL.
+ */
+typedef struct gw_db_param
+{
+	const char *value;
+	int			length;
+} gw_db_param;
+
+/* gw_db_submit with parameters of either format (copied). */
+gw_db_call *gw_db_submit_params(gw_db *db, const char *sql, int nparams,
+								const gw_db_param *params, gw_db_cb cb, void *arg);
+
 /* The caller goes away: cb is not called.  A running call finishes unseen. */
 void		gw_db_cancel(gw_db_call *call);
 
