@@ -337,6 +337,8 @@ gw_rslots_join(gw_rslot *s, gw_rside *side, int64_t now)
 		return false;
 	side->slot = s;
 	s->side[side->kind] = side;
+	if (side->kind == GW_RSIDE_HOST)
+		s->host_left = false;	/* back: its leaving is undone */
 	if (s->side[!side->kind] != NULL)
 	{
 		pair(s, now);
@@ -355,12 +357,21 @@ gw_rslots_join(gw_rslot *s, gw_rside *side, int64_t now)
 	return true;
 }
 
-/* The device of a started pairing is gone: detach (D-M2-47-15, 22). */
+/*
+ * A side of a started pairing is gone and not back: detach (D-M2-47-15,
+ * 22), so the person can attach again.  The device's leaving ends its
+ * part; the host's data connection leaving without ending the session (a
+ * network break, bothy-host dropping it for a device's bad frame) left a
+ * device waiting for a host that may not come back: its reconnect with
+ * the same identify pairs again and makes the session active (pair).
+ */
 static void
 detach_if_left(gw_rslot *s)
 {
-	if (s->started && s->device_left && s->side[GW_RSIDE_DEVICE] == NULL &&
-		s->state == GW_TSTATE_ACTIVE && !s->stale)
+	bool		device_gone = s->device_left && s->side[GW_RSIDE_DEVICE] == NULL;
+	bool		host_gone = s->host_left && s->side[GW_RSIDE_HOST] == NULL;
+
+	if (s->started && (device_gone || host_gone) && s->state == GW_TSTATE_ACTIVE && !s->stale)
 		want(s, GW_RCALL_DETACH);
 }
 
@@ -376,6 +387,8 @@ left(gw_rslot *s, gw_rside *side, bool host_ended, int64_t now)
 	other = s->side[!side->kind];
 	if (side->kind == GW_RSIDE_DEVICE && side->paired_once)
 		s->device_left = true;
+	if (side->kind == GW_RSIDE_HOST && was_paired && !host_ended)
+		s->host_left = true;
 	if (was_paired)
 	{
 		io->resume(other);
@@ -441,7 +454,7 @@ deadline_due(gw_rslot *s)
 		return;
 	s->deadline = 0;
 	/* never started here: the row says what happened (D-M2-47-15) */
-	if (s->paired || s->device_left)
+	if (s->paired || s->device_left || s->host_left)
 		want(s, GW_RCALL_READ);
 }
 
@@ -500,6 +513,15 @@ learn(gw_rslot *s, gw_tstate state, bool started)
 		s->side[GW_RSIDE_HOST]->lone_until = 0;		/* it waits now */
 	if (!s->started)
 		return;
+	/*
+	 * The host's data connection came while this node still read the
+	 * session opening (before session.started committed): alone in an
+	 * active session now, it is detached as it would have been had it
+	 * come after (gw_rslots_join), or a device that never comes leaves
+	 * the session active for good.
+	 */
+	if (state == GW_TSTATE_ACTIVE && s->side[GW_RSIDE_HOST] != NULL && !s->paired && !s->stale)
+		want(s, GW_RCALL_DETACH);
 	/* a pairing that ended before session.started (D-M2-47-22) */
 	detach_if_left(s);
 	/* detached while it is relayed here: RelayActivate (D-M2-47-25) */

@@ -91,6 +91,7 @@ typedef struct gw_rslot
 	bool		started;		/* this grant started (hook, log, or a read) */
 	bool		paired;			/* both sides here and told "paired" */
 	bool		device_left;	/* a device paired here left: the pairing ended */
+	bool		host_left;		/* a host paired here left, not ending it, and is not back */
 	bool		paired_elsewhere;	/* terminal.session_paired with no side here */
 	bool		local_confirm;	/* the host's require_local_confirm */
 	bool		stale;			/* the log named a newer grant of the session */

@@ -425,6 +425,49 @@ test_pairing_ends(void)
 	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_TRUE, NULL, 20);
 	UNIT_OK(s->state == GW_TSTATE_DETACHED && h.slot == s, "detached: the host still waits");
 
+	/* started, the host's data connection leaves without ending it: detach at once */
+	s = paired_slot(&d, &h, GW_TSTATE_ACTIVE, 0);
+	gw_rslots_leave(&h, false, 10);
+	UNIT_OK(saw("D resume; D waiting; call detach") && d.lone_until == 10 + OPEN,
+			"started, the host left: detach, the device waits open_timeout for it");
+	UNIT_OK(gw_rslots_join(s, &h, 15) && saw("D paired; H paired; session_paired"),
+			"... the host back with the same identify pairs again");
+	done(1, 100, GW_RCALL_DETACH, GW_RRESULT_TRUE, NULL, 20);
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_DETACHED, GW_TSTATE_DETACHED);
+
+		gw_rslots_log(&r, 25);
+	}
+	UNIT_OK(saw("call activate"), "... and its detach, read back while relayed, is undone (RelayActivate)");
+	gw_rslots_leave(&h, true, 30);
+	UNIT_OK(saw("D resume; D waiting; call by_host"),
+			"... the host back, its 1000 later ends the session and detaches nothing");
+
+	/* the host left a pairing before session.started: the log's started detaches */
+	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
+	gw_rslots_leave(&h, false, 10);
+	UNIT_OK(saw("D resume; D waiting") && !s->started,
+			"not started: the host leaving detaches nothing yet");
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_STARTED, GW_TSTATE_ACTIVE);
+
+		gw_rslots_log(&r, 20);
+	}
+	UNIT_OK(saw("call detach"), "session.started from the log after the host left: detach");
+
+	/* a lone host side of an opening, then session.started: detach, as when it comes after */
+	fresh();
+	s = slot_of(1, 100, GW_TSTATE_OPENING, 0);
+	UNIT_OK(gw_rslots_join(s, &h, 0) && saw("H waiting") && h.lone_until == OPEN,
+			"a host side of an opening waits open_timeout");
+	{
+		gw_tlog_row r = log_of(1, 100, GW_TLOG_SESSION_STARTED, GW_TSTATE_ACTIVE);
+
+		gw_rslots_log(&r, 10);
+	}
+	UNIT_OK(saw("call detach") && h.lone_until == 0,
+			"session.started while it is alone: detach, and it waits without a timer");
+
 	/* a pairing that ended before session.started (D-M2-47-22): the log's started detaches */
 	s = paired_slot(&d, &h, GW_TSTATE_OPENING, 0);
 	gw_rslots_leave(&d, false, 10);
