@@ -19,6 +19,7 @@
  * fan-out), and measured a third of a node's CPU per fan-out update
  * (docs/performance.md).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -428,7 +429,8 @@ receive(gw_conn *c, const char *in, size_t len)
 
 /*
  * The endpoint of the upgrade request's path, or NULL: a registered path,
- * and for a prefix endpoint a rest that its accepts check takes.
+ * for a prefix endpoint a rest that its accepts check takes, and no query
+ * string where the endpoint takes none.
  */
 static const gw_ws_endpoint *
 upgrade_endpoint(struct lws *wsi, int *index)
@@ -441,24 +443,95 @@ upgrade_endpoint(struct lws *wsi, int *index)
 		return NULL;
 	if (ep->prefix && ep->accepts != NULL && !ep->accepts(uri + strlen(ep->path)))
 		return NULL;
+	/* lws keeps the query apart from the path */
+	if (ep->no_query && lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > 0)
+		return NULL;
 	return ep;
 }
 
 /*
- * An upgrade of a path no endpoint takes is answered 404 while it is still
- * HTTP, so that a client (or an edge in front) sees a plain answer instead
- * of a connection that just ends.
+ * The protocol lws binds the upgrade to (roles/ws/server-ws.c): the first
+ * name of Sec-WebSocket-Protocol that the vhost knows, or the first
+ * protocol when the header is absent.  The endpoint takes the first one
+ * ("bothy-gateway", named or not) and its own subprotocol; anything else
+ * (an unknown name only, the database's protocol, another path's
+ * subprotocol, a list longer than any the node takes) is refused.
+ */
+static bool
+subprotocol_taken(struct lws *wsi, const gw_ws_endpoint *ep)
+{
+	char		list[256];
+	int			n = lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL);
+	char	   *name,
+			   *save = NULL;
+
+	if (n == 0)
+		return true;
+	if (n >= (int) sizeof(list) || lws_hdr_copy(wsi, list, sizeof(list), WSI_TOKEN_PROTOCOL) != n)
+		return false;
+	for (name = strtok_r(list, ", \t", &save); name != NULL; name = strtok_r(NULL, ", \t", &save))
+	{
+		if (lws_vhost_name_to_protocol(lws_get_vhost(wsi), name) == NULL)
+			continue;
+		return strcmp(name, "bothy-gateway") == 0 ||
+			(ep->subprotocol != NULL && strcmp(name, ep->subprotocol) == 0);
+	}
+	return false;
+}
+
+/*
+ * The refusal of an upgrade: 404 with the body of every other 404 of the
+ * node (protocol.md), in HTTP/1.1.  lws_return_http_status would answer
+ * HTTP/1.0 here: lws reads the request's version only for a request it
+ * does not upgrade (lws_http_action), and strict WebSocket clients refuse
+ * a 1.0 status line.  The connection closes after it.
+ */
+static int
+refuse_upgrade(struct lws *wsi)
+{
+	static const char status[] = "HTTP/1.1 404 Not Found";
+	static const char body[] = "not found\n";
+	char		length[16];
+	unsigned char buf[LWS_PRE + 512];
+	unsigned char *start = buf + LWS_PRE,
+			   *p = start,
+			   *end = buf + sizeof(buf) - sizeof(body);
+	int			n = snprintf(length, sizeof(length), "%zu", sizeof(body) - 1);
+
+	if (lws_add_http_header_by_name(wsi, NULL, (const unsigned char *) status,
+									(int) sizeof(status) - 1, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
+									 (const unsigned char *) "text/plain", 10, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH,
+									 (const unsigned char *) length, n, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+									 (const unsigned char *) "no-store", 8, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+									 (const unsigned char *) "close", 5, &p, end) ||
+		lws_finalize_http_header(wsi, &p, end))
+		return -1;
+	memcpy(p, body, sizeof(body) - 1);
+	p += sizeof(body) - 1;
+	if (lws_write(wsi, start, (size_t) (p - start), LWS_WRITE_HTTP_HEADERS) != (int) (p - start))
+		return -1;
+	return 1;					/* answered: lws ends the HTTP/1.0 transaction, closing */
+}
+
+/*
+ * An upgrade of a path no endpoint takes, or naming a subprotocol its
+ * endpoint does not take, is answered 404 while it is still HTTP, so that
+ * a client (or an edge in front) sees a plain answer instead of a
+ * connection that just ends (an edge turns that into 502).
  */
 static int
 confirm_upgrade(struct lws *wsi)
 {
 	int			index;
+	const gw_ws_endpoint *ep = upgrade_endpoint(wsi, &index);
 
-	if (upgrade_endpoint(wsi, &index) != NULL)
+	if (ep != NULL && subprotocol_taken(wsi, ep))
 		return 0;
-	if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL))
-		return -1;
-	return 1;					/* answered: the HTTP transaction goes on */
+	return refuse_upgrade(wsi);
 }
 
 /*

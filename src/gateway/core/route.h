@@ -51,6 +51,8 @@ typedef struct gw_ws_endpoint
 	size_t		conn_size;		/* the route's per-connection struct, gw_conn first */
 	/* a prefix path's rest (after path): false answers the upgrade 404; NULL: any */
 	bool		(*accepts) (const char *rest);
+	/* exactly its path: an upgrade with a query string is answered 404 */
+	bool		no_query;
 	/*
 	 * A WebSocket subprotocol a client of this path may name to be read in
 	 * larger pieces (messages passed on in bulk); NULL: none.  Only this

@@ -102,6 +102,8 @@ const gw_ws_endpoint gw_relay_stream = {
 	.binary = true,
 	.conn_size = sizeof(gw_rconn),
 	.accepts = accepts,
+	/* the edge hashes the raw path: a query would route the sides apart */
+	.no_query = true,
 	.subprotocol = GW_RELAY_SUBPROTOCOL,
 	.established = established,
 	.message = message,
