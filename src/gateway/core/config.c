@@ -47,6 +47,8 @@ const char	gw_serve_usage[] =
 "  --agent-window N           agent events sent beyond the acknowledged one,\n"
 "                             1..1000 (default 100)\n"
 "  --autocomplete-timeout MS  wait for a consumer's answer, 100..60000 (default 3000)\n"
+"  --stream-ping-interval MS  a ping on each terminal stream side this often (the edge\n"
+"                             sees no silence), 100..600000 (default 30000)\n"
 "  --log-level LEVEL          debug, info, warn or error (default info)\n"
 "  --help                     this text\n";
 
@@ -68,6 +70,7 @@ gw_options_defaults(gw_options *o)
 	o->typing_interval_ms = 1000;
 	o->run_coalesce_ms = 50;
 	o->agent_window = 100;
+	o->stream_ping_ms = 30000;
 	o->autocomplete_timeout_ms = 3000;
 	o->log_level = GW_LOG_INFO;
 }
@@ -202,6 +205,7 @@ enum
 	OPT_RUN_COALESCE,
 	OPT_AGENT_WINDOW,
 	OPT_AUTOCOMPLETE_TIMEOUT,
+	OPT_STREAM_PING_INTERVAL,
 	OPT_LOG_LEVEL,
 	OPT_HELP
 };
@@ -225,6 +229,7 @@ static const struct option serve_options[] = {
 	{"run-coalesce", required_argument, NULL, OPT_RUN_COALESCE},
 	{"agent-window", required_argument, NULL, OPT_AGENT_WINDOW},
 	{"autocomplete-timeout", required_argument, NULL, OPT_AUTOCOMPLETE_TIMEOUT},
+	{"stream-ping-interval", required_argument, NULL, OPT_STREAM_PING_INTERVAL},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0}
@@ -353,6 +358,10 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 			case OPT_AUTOCOMPLETE_TIMEOUT:
 				ok = set_int("--autocomplete-timeout", optarg, 100, 60000,
 							 &o->autocomplete_timeout_ms, err, errlen);
+				break;
+			case OPT_STREAM_PING_INTERVAL:
+				ok = set_int("--stream-ping-interval", optarg, 100, 600000,
+							 &o->stream_ping_ms, err, errlen);
 				break;
 			case OPT_LOG_LEVEL:
 				if (strcmp(optarg, "debug") == 0)

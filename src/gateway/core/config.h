@@ -38,6 +38,7 @@ typedef struct gw_options
 	int			run_coalesce_ms;	/* at most one run snapshot per run per window */
 	int			agent_window;		/* agent events delivered beyond the ack */
 	int			autocomplete_timeout_ms;	/* a consumer's answer, or an empty result */
+	int			stream_ping_ms;	/* a ping on each terminal stream side this often */
 	gw_log_level log_level;
 } gw_options;
 

@@ -254,7 +254,7 @@ write_front(gw_conn *c)
 	if (m == NULL)
 		return true;
 	if (lws_write(c->wsi, m->data + LWS_PRE, m->len,
-				  m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) < (int) m->len)
+				  m->ping ? LWS_WRITE_PING : m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) < (int) m->len)
 		return false;
 	gw_stats.frames_out++;
 	gw_sendq_pop(&c->sendq);
@@ -272,17 +272,34 @@ write_front(gw_conn *c)
 	return true;
 }
 
+typedef enum gw_conn_kind
+{
+	GW_CONN_TEXT,
+	GW_CONN_BINARY,
+	GW_CONN_PING
+} gw_conn_kind;
+
 static void
-queue(gw_conn *c, const void *msg, size_t len, bool binary)
+queue(gw_conn *c, const void *msg, size_t len, gw_conn_kind kind)
 {
 	bool		was_empty = gw_sendq_front(&c->sendq) == NULL;
 	gw_sendq_status st;
 
 	if (c->state == GW_CONN_CLOSING)
 		return;
-	st = binary
-		? gw_sendq_push_binary(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue)
-		: gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
+	switch (kind)
+	{
+		case GW_CONN_TEXT:
+			st = gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
+			break;
+		case GW_CONN_BINARY:
+			st = gw_sendq_push_binary(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
+			break;
+		case GW_CONN_PING:
+		default:
+			st = gw_sendq_push_ping(&c->sendq, LWS_PRE, msg, len);
+			break;
+	}
 	switch (st)
 	{
 		case GW_SENDQ_OK:
@@ -318,13 +335,19 @@ queue(gw_conn *c, const void *msg, size_t len, bool binary)
 void
 gw_conn_send(gw_conn *c, const char *msg, size_t len)
 {
-	queue(c, msg, len, false);
+	queue(c, msg, len, GW_CONN_TEXT);
 }
 
 void
 gw_conn_send_binary(gw_conn *c, const void *data, size_t len)
 {
-	queue(c, data, len, true);
+	queue(c, data, len, GW_CONN_BINARY);
+}
+
+void
+gw_conn_ping(gw_conn *c)
+{
+	queue(c, "", 0, GW_CONN_PING);
 }
 
 size_t

@@ -63,6 +63,12 @@ void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
 /* The same for one binary message (an endpoint with binary set). */
 void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
 
+/*
+ * Queues a WebSocket ping (no payload) after what is queued: the client's
+ * pong, like the ping, is traffic an edge sees on a quiet connection.
+ */
+void		gw_conn_ping(gw_conn *c);
+
 /* Payload bytes queued and not yet handed to lws. */
 size_t		gw_conn_queued(const gw_conn *c);
 

@@ -2,6 +2,7 @@
  * core/sendq.c
  *		The bounded per-connection output queue (see sendq.h).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit, b
 	m->next = NULL;
 	m->len = len;
 	m->binary = binary;
+	m->ping = false;
 	memcpy(m->data + headroom, data, len);
 	if (q->tail != NULL)
 		q->tail->next = m;
@@ -42,6 +44,24 @@ gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data, size_t len,
 	return push(q, headroom, data, len, limit, true);
 }
 
+gw_sendq_status
+gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len)
+{
+	gw_sendq_status st = push(q, headroom, data, len, SIZE_MAX, false);
+
+	/*
+	 * Not counted in bytes: a route's bound on what it queues (the relay's
+	 * pause mark, --send-queue less one message) must hold with any number
+	 * of pings among the messages
+	 */
+	if (st == GW_SENDQ_OK)
+	{
+		q->tail->ping = true;
+		q->bytes -= len;
+	}
+	return st;
+}
+
 void
 gw_sendq_pop(gw_sendq *q)
 {
@@ -52,7 +72,8 @@ gw_sendq_pop(gw_sendq *q)
 	q->head = m->next;
 	if (q->head == NULL)
 		q->tail = NULL;
-	q->bytes -= m->len;
+	if (!m->ping)
+		q->bytes -= m->len;
 	free(m);
 }
 

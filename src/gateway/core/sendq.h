@@ -20,6 +20,7 @@ typedef struct gw_sendq_msg
 	struct gw_sendq_msg *next;
 	size_t		len;			/* payload bytes after the headroom */
 	bool		binary;			/* a binary message; else text */
+	bool		ping;			/* a WebSocket ping, in order with the rest */
 	unsigned char data[];		/* headroom, then the payload */
 } gw_sendq_msg;
 
@@ -27,7 +28,7 @@ typedef struct gw_sendq
 {
 	gw_sendq_msg *head;
 	gw_sendq_msg *tail;
-	size_t		bytes;			/* payload bytes queued */
+	size_t		bytes;			/* payload bytes queued, pings' aside */
 } gw_sendq;
 
 typedef enum gw_sendq_status
@@ -47,6 +48,9 @@ gw_sendq_status gw_sendq_push(gw_sendq *q, size_t headroom, const void *data,
 /* The same, as a binary message (the terminal's bytes). */
 gw_sendq_status gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data,
 									 size_t len, size_t limit);
+
+/* A ping with payload data[0..len), after what is queued; over no limit, not in bytes. */
+gw_sendq_status gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len);
 
 /* The oldest message, or NULL. */
 static inline gw_sendq_msg *

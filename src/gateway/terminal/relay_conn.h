@@ -32,6 +32,7 @@ typedef struct gw_rconn
 	gw_rside	side;			/* its side in the relay's machine */
 	bothy_uuid	session;		/* the session of its path */
 	int64_t		quiet_until;	/* identify by then (--identify-timeout); 0: none */
+	int64_t		ping_at;		/* the next keepalive ping (--stream-ping-interval) */
 	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
 } gw_rconn;
 

@@ -35,7 +35,9 @@ established(gw_conn *conn)
 		return;
 	}
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
+	c->ping_at = gw_mono_ms() + gw.opt.stream_ping_ms;
 	gw_conn_wake_at(conn, c->quiet_until);
+	gw_conn_wake_at(conn, c->ping_at);
 	gw_relay_wake();
 }
 
@@ -63,20 +65,35 @@ message(gw_conn *conn, const char *msg, size_t len, bool binary)
 	}
 }
 
+/*
+ * The identify's deadline, and a ping every --stream-ping-interval on
+ * every side: nginx cuts an upgraded connection once neither of its two
+ * connections had an event for proxy_read_timeout (docs/operations.md,
+ * "The edge for terminals"), so a side that waits (a host's data
+ * connection of a detached session) or a pairing with nothing to say
+ * is never silent at the edge, and only the node's own rules end a
+ * stream.
+ */
 static void
 tick(gw_conn *conn, int64_t now)
 {
 	gw_rconn   *c = gw_rconn_of(conn);
 
-	if (c->quiet_until == 0)
-		return;
-	if (now >= c->quiet_until)
+	if (c->quiet_until != 0 && now >= c->quiet_until)
 	{
 		c->quiet_until = 0;
 		gw_conn_close(conn, GW_CLOSE_MALFORMED, "no identify in time");
+		return;
 	}
-	else
-		gw_conn_wake_at(conn, c->quiet_until);	/* woken early: ask again */
+	if (now >= c->ping_at)
+	{
+		gw_conn_ping(conn);
+		c->ping_at = now + gw.opt.stream_ping_ms;
+	}
+	/* woken early, or the next of either */
+	gw_conn_wake_at(conn, c->ping_at);
+	if (c->quiet_until != 0)
+		gw_conn_wake_at(conn, c->quiet_until);
 }
 
 static void

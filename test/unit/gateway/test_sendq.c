@@ -206,6 +206,28 @@ test_accounting(void)
 	UNIT_OK(q.bytes == 0 && q.head == NULL && q.tail == NULL, "accounting: clear brings bytes to 0");
 }
 
+/* A ping goes in order with the messages, over no limit, and counts in no bytes. */
+static void
+test_ping(void)
+{
+	gw_sendq	q = {0};
+
+	UNIT_OK(gw_sendq_push(&q, HEADROOM, "abcd", 4, 4) == GW_SENDQ_OK &&
+			gw_sendq_push_ping(&q, HEADROOM, "", 0) == GW_SENDQ_OK &&
+			gw_sendq_push_ping(&q, HEADROOM, "xy", 2) == GW_SENDQ_OK && q.bytes == 4,
+			"ping: queued behind a full queue, its bytes not counted");
+	UNIT_OK(gw_sendq_push(&q, HEADROOM, "e", 1, 4) == GW_SENDQ_FULL,
+			"ping: the limit still holds for messages");
+	UNIT_OK(!q.head->ping && q.head->next->ping && q.head->next->len == 0 &&
+			q.tail->ping && q.tail->len == 2 && memcmp(q.tail->data + HEADROOM, "xy", 2) == 0,
+			"ping: in order, with its payload");
+	gw_sendq_pop(&q);
+	gw_sendq_pop(&q);
+	UNIT_OK(q.bytes == 0 && count(&q) == 1, "ping: popping pings takes no bytes off");
+	gw_sendq_clear(&q);
+	UNIT_OK(q.bytes == 0 && q.head == NULL, "ping: cleared");
+}
+
 static void
 test_no_allocation_when_empty(void)
 {
@@ -246,6 +268,7 @@ main(void)
 	test_push_pop();
 	test_limit();
 	test_accounting();
+	test_ping();
 	test_no_allocation_when_empty();
 	return unit_done();
 }
