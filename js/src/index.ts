@@ -25,3 +25,5 @@ export type { TerminalOptions, TerminalState, TerminalEvents } from "./terminal.
 export { decodeHostFrame, encodeInput, encodeResize, encodeResume, FrameError, FRAME_MAX } from "./frames.js";
 export type { HostFrame } from "./frames.js";
 export type { WebSocketLike, WebSocketConstructor } from "./transport.js";
+export { readToken } from "./tokens.js";
+export type { TokenClaims } from "./tokens.js";

@@ -251,7 +251,8 @@ export class TerminalSession extends Emitter<TerminalEvents> {
           }
           if (status === 409 && this.lastClose === 4102 && !this.everPaired) {
             /* never paired: the host did not come in time; end it, no shell left behind (docs/protocol.md, 4102) */
-            await this.end().catch((e: unknown) => this.restError(e));
+            this.session = null;
+            await endTerminalSession(this.opts, session).catch((e: unknown) => this.restError(e));
             return this.setState("failed", 4102, "host_timeout");
           }
           continue;           /* not_detached yet, host_unavailable, 503, the network */
