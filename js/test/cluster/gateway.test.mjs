@@ -5,9 +5,9 @@
 // coalesced snapshots and an agent's stream with its acknowledgements.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "../../dist/index.js";
+import { connect, pollAgentEvents } from "../../dist/index.js";
 import {
-  agentToken, appSql, EDGE_WS, forgeToken, IDS, killNode, next, nodeId, nodeUp, nodeWs, personToken,
+  agentToken, appSql, EDGE_WS, forgeToken, PORTS, IDS, killNode, next, nodeId, nodeUp, nodeWs, personToken,
   startNode, until, uuid, WebSocketImpl,
 } from "./harness.mjs";
 
@@ -141,4 +141,37 @@ test("an agent's stream: events in order, acknowledged, and a new consumer conti
     d.close();
     return r.acked === ids[2];
   }, 20000, "a new consumer's ready carrying the last ack");
+});
+
+test("autocomplete both ways: a person asks, the agent's consumer on the same node answers", async () => {
+  const agent = uuid();
+  appSql(`SELECT bothy.agent_put('${agent}')`);
+  const consumer = client({ url: nodeWs("a"), token: agentToken(agent) });
+  const person = client({ url: nodeWs("a"), token: personToken(IDS.DEMO_ADA, uuid()) });
+  await Promise.all([next(consumer, "ready"), next(person, "ready")]);
+  const asked = [];
+  consumer.on("autocomplete_request", (q) => {
+    asked.push(q);
+    consumer.answerAutocomplete(q.request, [{ label: "deploy", insert: "/deploy" }]);
+  });
+  const items = await person.autocomplete(agent, "dep");
+  assert.deepEqual(items, [{ label: "deploy", insert: "/deploy" }]);
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].principal, IDS.DEMO_ADA);
+  assert.equal(asked[0].query, "dep");
+});
+
+test("the REST poll of an agent's events returns them and fences its WebSocket consumer (4015, final)", async () => {
+  const agent = uuid();
+  appSql(`SELECT bothy.agent_put('${agent}')`);
+  const token = agentToken(agent);
+  const ws = client({ url: nodeWs("b"), token });
+  await next(ws, "ready");
+  const id = Number(appSql(`SELECT bothy.agent_event_appended('${agent}', 'test.poll', '{"n":1}')`));
+  await next(ws, "agent_event", (e) => e.id === id);
+  const page = await pollAgentEvents({ base: `http://127.0.0.1:${PORTS.a}/`, token }, { after: 0, waitMs: 0 });
+  assert.deepEqual(page.events.map((e) => [e.id, e.type]), [[id, "test.poll"]]);
+  assert.equal(page.acked, 0);
+  await until(() => ws.state === "disconnected", 20000, "the WebSocket consumer fenced");
+  assert.equal(ws.states.at(-1), "disconnected:fenced:4015");
 });
