@@ -23,6 +23,13 @@ function client(opts) {
   return c;
 }
 
+/* A new agent, as the application registers one, and its token. */
+function newAgent() {
+  const agent = uuid();
+  appSql(`SELECT bothy.agent_put('${agent}')`);
+  return { agent, token: agentToken(agent) };
+}
+
 /* The client stays as it is (no reconnect) for longer than its back-off's first steps. */
 async function staysDisconnected(c, ms = 1500) {
   const n = c.states.length;
@@ -71,9 +78,8 @@ test("4017 on a second device: the first connection stops and never reconnects",
 });
 
 test("4015 on a second consumer: the first consumer is fenced and does not fight back", async () => {
-  const agent = uuid();
-  appSql(`SELECT bothy.agent_put('${agent}')`);
-  const { first, ready } = await secondTakesOver(agentToken(agent), "disconnected:fenced:4015");
+  const { token } = newAgent();
+  const { first, ready } = await secondTakesOver(token, "disconnected:fenced:4015");
   assert.equal(first.kind, "agent");
   assert.equal(ready.acked, 0);
 });
@@ -123,9 +129,7 @@ test("run updates: coalesced snapshots, versions only rising", async () => {
 });
 
 test("an agent's stream: events in order, acknowledged, and a new consumer continues from the ack", async () => {
-  const agent = uuid();
-  appSql(`SELECT bothy.agent_put('${agent}')`);
-  const token = agentToken(agent);
+  const { agent, token } = newAgent();
   const c = client({ url: nodeWs("b"), token });
   await next(c, "ready");
   const got = [];
@@ -144,9 +148,8 @@ test("an agent's stream: events in order, acknowledged, and a new consumer conti
 });
 
 test("autocomplete both ways: a person asks, the agent's consumer on the same node answers", async () => {
-  const agent = uuid();
-  appSql(`SELECT bothy.agent_put('${agent}')`);
-  const consumer = client({ url: nodeWs("a"), token: agentToken(agent) });
+  const { agent, token } = newAgent();
+  const consumer = client({ url: nodeWs("a"), token });
   const person = client({ url: nodeWs("a"), token: personToken(IDS.DEMO_ADA, uuid()) });
   await Promise.all([next(consumer, "ready"), next(person, "ready")]);
   const asked = [];
@@ -162,9 +165,7 @@ test("autocomplete both ways: a person asks, the agent's consumer on the same no
 });
 
 test("the REST poll of an agent's events returns them and fences its WebSocket consumer (4015, final)", async () => {
-  const agent = uuid();
-  appSql(`SELECT bothy.agent_put('${agent}')`);
-  const token = agentToken(agent);
+  const { agent, token } = newAgent();
   const ws = client({ url: nodeWs("b"), token });
   await next(ws, "ready");
   const id = Number(appSql(`SELECT bothy.agent_event_appended('${agent}', 'test.poll', '{"n":1}')`));
