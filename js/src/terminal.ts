@@ -69,25 +69,26 @@ export class TerminalSession extends Emitter<TerminalEvents> {
 
   /** A new session on the host. */
   async open(host: string): Promise<this> {
-    this.setState("opening", 0, "open");
+    return this.first("open", () => openTerminalSession(this.opts, host));
+  }
+
+  /** Attaches to a detached session of the person (another device's, or one left before a reload). */
+  async attach(session: string): Promise<this> {
+    return this.first("attach", () => attachTerminalSession(this.opts, session));
+  }
+
+  /* The first grant: a refusal is the state failed (its code as the reason) and the RestError thrown. */
+  private async first(how: string, call: () => Promise<TerminalGrant>): Promise<this> {
+    this.setState("opening", 0, how);
     let grant: TerminalGrant;
     try {
-      grant = await openTerminalSession(this.opts, host);
+      grant = await call();
     } catch (err) {
       this.restError(err);
       this.setState("failed", 0, err instanceof RestError ? err.code || "http_" + err.status : "unreachable");
       throw err;
     }
     this.session = grant.session;
-    this.connect(grant);
-    return this;
-  }
-
-  /** Attaches to a detached session of the person (another device's, or one left before a reload). */
-  async attach(session: string): Promise<this> {
-    this.session = session;
-    this.setState("opening", 0, "attach");
-    const grant = await attachTerminalSession(this.opts, session);
     this.connect(grant);
     return this;
   }

@@ -172,3 +172,15 @@ test("a terminal stream's frame of the wrong length: an error event, the bytes a
   assert.match(errors[2], /not JSON/);
   t.detach();
 });
+
+test("an attach the node refuses: the RestError with its code, the session failed, no stream opened", async () => {
+  let opened = 0;
+  class NoSocket { constructor() { opened++; } }
+  const fakeFetch = async () => new Response('{"error":"not_detached"}', { status: 409 });
+  const t = new TerminalSession({ base: "http://127.0.0.1:9/", token: "tok", fetch: fakeFetch, WebSocket: NoSocket });
+  const states = [];
+  t.on("state", (s) => states.push(`${s.state}:${s.reason}`));
+  await assert.rejects(t.attach("0190a5d1-03aa-7c10-9e11-2b3c4d5e6f70"), (e) => e.name === "RestError" && e.status === 409 && e.code === "not_detached");
+  assert.deepEqual(states, ["opening:attach", "failed:not_detached"]);
+  assert.equal(opened, 0);
+});
