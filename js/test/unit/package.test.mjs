@@ -26,7 +26,7 @@ test(`the core (the . entry point) is at most ${CORE_BUDGET} bytes minified and 
     target: "es2020", write: false, logLevel: "error" });
   const min = r.outputFiles[0].contents;
   const gz = gzipSync(min, { level: 9 }).length;
-  console.log(`# core: ${min.length} bytes minified, ${gz} bytes gzipped (budget ${CORE_BUDGET})`);
+  console.log(`core: ${min.length} bytes minified, ${gz} bytes gzipped (budget ${CORE_BUDGET})`);
   assert.ok(gz <= CORE_BUDGET, `${gz} bytes gzipped`);
   assert.ok(!/@xterm/.test(new TextDecoder().decode(min)), "the core holds nothing of xterm.js");
 });
