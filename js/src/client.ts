@@ -50,7 +50,7 @@ export interface ClientEvents {
   event: { type: string; data: Record<string, unknown> };
   error: ClientError;
   /** every close of a connection, the decision taken after it included */
-  close: { code: number; reason: string; action: "resume" | "identify" | "final" | "none" };
+  close: { code: number; reason: string; action: "resume" | "identify" | "final" };
 }
 
 export interface ConnectOptions {
@@ -144,15 +144,15 @@ export class Client extends Emitter<ClientEvents> {
   /* --- ops ---------------------------------------------------------------- */
 
   /** The thread the person looks at (null: none); sent again after every reconnect. */
-  focus(thread: string | null): void {
+  focus(thread: string | null): boolean {
     this.focusThread = thread;
-    this.send({ op: "focus", thread });
+    return this.send({ op: "focus", thread });
   }
 
   /** Whether the person is idle on this device; sent again after every reconnect. */
-  idle(idle: boolean): void {
+  idle(idle: boolean): boolean {
     this.isIdle = idle;
-    this.send({ op: "idle", idle });
+    return this.send({ op: "idle", idle });
   }
 
   /** A keystroke in a thread: sent at most once per thread per typingIntervalMs, 4 threads per interval; true when sent. */
@@ -172,9 +172,9 @@ export class Client extends Emitter<ClientEvents> {
   }
 
   /** An agent's state (online or busy), kept and sent again after every reconnect. */
-  setAgentState(state: "online" | "busy"): void {
+  setAgentState(state: "online" | "busy"): boolean {
     this.agentState = state;
-    this.send({ op: "heartbeat", state });
+    return this.send({ op: "heartbeat", state });
   }
 
   /** Agents: every event up to id is done. */
