@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { connect, pollAgentEvents } from "../../dist/index.js";
 import {
   agentToken, appSql, EDGE_WS, forgeToken, PORTS, IDS, killNode, next, nodeId, nodeUp, nodeWs, personToken,
-  startNode, until, uuid, WebSocketImpl,
+  startNode, stopNode, exited, until, uuid, WebSocketImpl,
 } from "./harness.mjs";
 
 const clients = [];
@@ -56,6 +56,36 @@ test("resume across a node killed with SIGKILL: the same session, on the other n
     startNode("a");
   }
   await until(() => nodeUp("a"), 30000, "node a back");
+});
+
+test("1001 from a stopping node: resumed at once on the other node, through the edge", async () => {
+  const idB = await nodeId("b");
+  const c = client({ url: nodeWs("a"), reconnectUrl: EDGE_WS, token: personToken(IDS.DEMO_GRACE, uuid()),
+    backoff: { minMs: 5000, maxMs: 10000 } });
+  const first = await next(c, "ready");
+  let pid = 0;
+  try {
+    pid = stopNode("a");
+    /* within the 5 s floor of the back-off: only "at once" gets there */
+    const again = await next(c, "ready", () => true, 4500);
+    assert.equal(again.resumed, true);
+    assert.equal(again.session, first.session);
+    assert.equal(again.node, idB);
+    assert.equal(c.states.find((x) => x.startsWith("connecting:")), "connecting:node_stopping:1001");
+  } finally {
+    await until(() => exited(pid), 20000, "node a stopped");
+    startNode("a");
+  }
+  await until(() => nodeUp("a"), 30000, "node a back");
+});
+
+test("4002 (a person's ack, an op for agents) is final: no reconnect loop", async () => {
+  const c = client({ url: EDGE_WS, token: personToken(IDS.DEMO_ADA, uuid()) });
+  await next(c, "ready");
+  assert.equal(c.ack(1), true);
+  await until(() => c.state === "disconnected", 20000, "closed by the node");
+  assert.equal(c.states.at(-1), "disconnected:protocol_error:4002");
+  await staysDisconnected(c);
 });
 
 /* The same token connected again on the other node: the first connection

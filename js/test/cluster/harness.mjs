@@ -64,6 +64,23 @@ export function killNode(n) {
   execFileSync(join(ROOT, "demo", "cluster"), ["kill", n, DIR], { stdio: "pipe" });
 }
 
+/* SIGTERM: the node stops in order, closing its clients with 1001; returns its pid */
+export function stopNode(n) {
+  const pid = Number(readFileSync(join(DIR, "run", `node-${n}.pid`), "utf8").trim());
+  if (!(pid > 1)) throw new Error(`no pid of node ${n}`);
+  process.kill(pid, "SIGTERM");
+  return pid;
+}
+
+/* The process has exited (gone, or a zombie not yet reaped). */
+export function exited(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
 export function startNode(n) {
   execFileSync(join(ROOT, "demo", "cluster"), ["start", n, DIR], { stdio: "pipe", timeout: 60000 });
 }
