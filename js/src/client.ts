@@ -67,7 +67,7 @@ export interface ConnectOptions {
   backoff?: BackoffOptions;
   /** the node's --typing-interval in ms (default 1000, 0: none) */
   typingIntervalMs?: number;
-  /** send idle when the page is hidden (default true where there is a page) */
+  /** send idle when the page is hidden (default true where there is a page; never on an agent's connection) */
   autoIdle?: boolean;
 }
 
@@ -126,7 +126,8 @@ export class Client extends Emitter<ClientEvents> {
     this.unhook.push(onOnline(() => this.wake()));
     if (opts.autoIdle ?? true) {
       this.isIdle = pageHidden();
-      this.unhook.push(onVisibility((hidden) => this.idle(hidden)));
+      /* idle is an op for persons: an agent's connection would be closed with 4002 */
+      this.unhook.push(onVisibility((hidden) => { if (this.kind !== "agent") this.idle(hidden); }));
     }
   }
 

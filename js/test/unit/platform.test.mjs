@@ -58,6 +58,30 @@ test("the page hidden and shown: idle true, then false; a new connection starts 
   }
 });
 
+test("an agent consumer in a hidden page sends no idle (an op for persons: 4002) and stays connected", async () => {
+  const doc = new EventTarget();
+  doc.hidden = true;
+  globalThis.document = doc;
+  try {
+    const n = await node((ws) => ws.send(JSON.stringify({ ...JSON.parse(READY), acked: 0 })));
+    const c = connect({ url: n.url, token: "tok", WebSocket: WebSocketImpl });
+    await until(() => c.state === "connected", 5000, "ready");
+    assert.equal(c.kind, "agent");
+    for (const hidden of [false, true]) {
+      doc.hidden = hidden;
+      doc.dispatchEvent(new Event("visibilitychange"));
+    }
+    /* a heartbeat sent after the visibility changes: everything before it has reached the node */
+    assert.equal(c.setAgentState("busy"), true);
+    await until(() => n.received.includes('{"op":"heartbeat","state":"busy"}'), 5000, "the heartbeat");
+    assert.deepEqual(n.received.filter((m) => /"op":"idle"/.test(m)), []);
+    assert.equal(c.state, "connected");
+    c.close();
+  } finally {
+    delete globalThis.document;
+  }
+});
+
 test("online ends the back-off wait at once", async () => {
   const win = new EventTarget();
   globalThis.addEventListener = win.addEventListener.bind(win);
