@@ -100,14 +100,27 @@ export async function terminalHosts(o: RestOptions): Promise<TerminalHost[]> {
   return (await call<{ hosts: TerminalHost[] }>(o, "GET", "v1/terminal/hosts", 200)).hosts;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/* A grant is used as it comes (its session in the next attach's path, its
+ * stream as the URL, its token sent): one that is not what protocol.md
+ * says is a RestError "bad_grant", never a TypeError later. */
+async function grant(answer: Promise<TerminalGrant>): Promise<TerminalGrant> {
+  const g = (await answer) as Partial<TerminalGrant> | null;
+  if (!g || typeof g.session !== "string" || !UUID.test(g.session) || g.stream !== "/terminal/stream/" + g.session
+    || typeof g.token !== "string" || !/^[\x21-\x7e]{1,1024}$/.test(g.token))
+    throw new RestError(201, "bad_grant");
+  return g as TerminalGrant;
+}
+
 /** POST /v1/terminal/sessions: a new session on the host, and its first grant. */
 export function openTerminalSession(o: RestOptions, host: string): Promise<TerminalGrant> {
-  return call<TerminalGrant>(o, "POST", "v1/terminal/sessions", 201, { host });
+  return grant(call<TerminalGrant>(o, "POST", "v1/terminal/sessions", 201, { host }));
 }
 
 /** POST /v1/terminal/sessions/<id>/attach: a fresh grant for a detached session. */
 export function attachTerminalSession(o: RestOptions, session: string): Promise<TerminalGrant> {
-  return call<TerminalGrant>(o, "POST", `v1/terminal/sessions/${session}/attach`, 201, {});
+  return grant(call<TerminalGrant>(o, "POST", `v1/terminal/sessions/${session}/attach`, 201, {}));
 }
 
 /** DELETE /v1/terminal/sessions/<id>: ends the session (also when it ended already). */

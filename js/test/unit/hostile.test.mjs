@@ -138,6 +138,8 @@ test("identify answered with error: sent again on the same connection after the 
   c.close();
 });
 
+const S1 = "0190a5d1-03aa-7c10-9e11-2b3c4d5e6f70";
+
 test("a terminal stream's frame of the wrong length: an error event, the bytes after it still in order", async () => {
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, handleProtocols: (p) => [...p][0] });
   nodes.push({ wss });
@@ -157,7 +159,7 @@ test("a terminal stream's frame of the wrong length: an error event, the bytes a
     });
   });
   const base = `http://127.0.0.1:${wss.address().port}/`;
-  const fakeFetch = async () => new Response(JSON.stringify({ session: "s1", stream: "/terminal/stream/s1", token: "t", expires_at: "x" }), { status: 201 });
+  const fakeFetch = async () => new Response(JSON.stringify({ session: S1, stream: "/terminal/stream/" + S1, token: "t", expires_at: "x" }), { status: 201 });
   const t = new TerminalSession({ base, token: "tok", fetch: fakeFetch, WebSocket: WebSocketImpl });
   const errors = [], out = [];
   t.on("error", (e) => errors.push(e.message));
@@ -183,4 +185,45 @@ test("an attach the node refuses: the RestError with its code, the session faile
   await assert.rejects(t.attach("0190a5d1-03aa-7c10-9e11-2b3c4d5e6f70"), (e) => e.name === "RestError" && e.status === 409 && e.code === "not_detached");
   assert.deepEqual(states, ["opening:attach", "failed:not_detached"]);
   assert.equal(opened, 0);
+});
+
+test("a grant that is not one (open, then an attach again): a RestError bad_grant, never a TypeError or a rejection nobody holds", async () => {
+  const bad = [null, {}, { session: "../../v1/x", stream: "/terminal/stream/../../v1/x", token: "t" },
+    { session: S1, stream: "//elsewhere.example/x", token: "t" }, { session: S1, stream: "/terminal/stream/" + S1, token: "a b" }];
+  for (const body of bad) {
+    let opened = 0;
+    class NoSocket { constructor() { opened++; } }
+    const fakeFetch = async () => new Response(JSON.stringify(body), { status: 201 });
+    const t = new TerminalSession({ base: "http://127.0.0.1:9/", token: "tok", fetch: fakeFetch, WebSocket: NoSocket });
+    await assert.rejects(t.open("h"), (e) => e.name === "RestError" && e.code === "bad_grant", JSON.stringify(body));
+    assert.equal(t.state, "failed");
+    assert.equal(opened, 0);
+  }
+  /* a stream that paired and dropped (4008), then every attach answers a bad grant: tried with the back-off, then failed */
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, handleProtocols: (p) => [...p][0] });
+  nodes.push({ wss });
+  await new Promise((r) => wss.on("listening", r));
+  let streams = 0;
+  wss.on("connection", (ws) => {
+    streams++;
+    ws.once("message", () => { ws.send(JSON.stringify({ op: "paired" })); ws.once("message", () => ws.close(4008, "send queue full")); });
+  });
+  const calls = [];
+  const fakeFetch = async (url) => {
+    calls.push(url);
+    const body = calls.length === 1 ? { session: S1, stream: "/terminal/stream/" + S1, token: "t" } : { session: "../x" };
+    return new Response(JSON.stringify(body), { status: 201 });
+  };
+  const t = new TerminalSession({ base: `http://127.0.0.1:${wss.address().port}/`, token: "tok", fetch: fakeFetch,
+    WebSocket: WebSocketImpl, backoff: { minMs: 100, maxMs: 200 }, attachForMs: 1500 });
+  const states = [];
+  t.on("state", (s) => states.push(`${s.state}:${s.reason}`));
+  await t.open("h");
+  await until(() => t.state === "failed", 5000, "failed after attachForMs");
+  assert.deepEqual(states, ["opening:open", "attached:paired", "reattaching:stream_lost", "failed:attach_timeout"]);
+  assert.equal(streams, 1, "no stream opened with a bad grant");
+  assert.ok(calls.length >= 3 && calls.length <= 16, `${calls.length} REST calls in 1.5 s`);
+  assert.ok(calls.slice(1).every((u) => u.endsWith(`/v1/terminal/sessions/${S1}/attach`)));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(thrown, []);
 });
