@@ -270,10 +270,14 @@ export class Client extends Emitter<ClientEvents> {
       }
       case "error":
         this.emit("error", { kind: "request", message: `the node answered ${m.request} with ${m.code}`, request: m.request, code: m.code });
-        /* identify or resume not done: the connection waits for it again (docs/protocol.md) */
-        if (this.state === "connecting" && (m.request === "identify" || m.request === "resume")) {
+        /* identify or resume not done: the connection waits for it again (docs/protocol.md); once,
+         * however many errors came: a second identify while one runs is closed with 4002 */
+        if (this.state === "connecting" && !this.retryTimer && (m.request === "identify" || m.request === "resume")) {
           const ws = this.ws;
-          this.retryTimer = setTimeout(() => { if (ws === this.ws) this.sendIdentify(); }, backoffDelay(this.attempts++, this.opts.backoff));
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            if (ws === this.ws) this.sendIdentify();
+          }, backoffDelay(this.attempts++, this.opts.backoff));
         }
         return;
       case "unknown":

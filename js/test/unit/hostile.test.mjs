@@ -138,6 +138,23 @@ test("identify answered with error: sent again on the same connection after the 
   c.close();
 });
 
+test("identify answered with two errors at once: sent again once, not twice (a second identify is 4002)", async () => {
+  const node = await fakeNode((ws) => {
+    ws.n = (ws.n || 0) + 1;
+    if (ws.n === 1) for (let i = 0; i < 2; i++) ws.send(JSON.stringify({ op: "error", request: "identify", code: "unavailable" }));
+    else setTimeout(() => ws.send(READY), 400);     /* the bind takes a while: a second retry would come meanwhile */
+  });
+  nodes.push(node);
+  const errors = [];
+  const c = connect({ url: node.url, token: "tok", WebSocket: WebSocketImpl, backoff: { minMs: 50, maxMs: 100 } });
+  c.on("error", (e) => errors.push(e.kind + ":" + (e.code ?? e.message)));
+  await until(() => c.state === "connected", 5000, "ready on the second identify");
+  assert.equal(node.received.filter((m) => /"op":"identify"/.test(m)).length, 2);
+  assert.deepEqual(errors, ["request:unavailable", "request:unavailable"]);
+  assert.equal(node.connections, 1);
+  c.close();
+});
+
 const S1 = "0190a5d1-03aa-7c10-9e11-2b3c4d5e6f70";
 
 test("a terminal stream's frame of the wrong length: an error event, the bytes after it still in order", async () => {
