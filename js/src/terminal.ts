@@ -67,8 +67,10 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     this.WS = webSocketClass(opts.WebSocket);
   }
 
-  /** A new session on the host. */
+  /** A new session on the host (a session this object held is detached first). */
   async open(host: string): Promise<this> {
+    this.stream = 0n;
+    this.offset = 0;
     return this.first("open", () => openTerminalSession(this.opts, host));
   }
 
@@ -77,8 +79,13 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     return this.first("attach", () => attachTerminalSession(this.opts, session));
   }
 
-  /* The first grant: a refusal is the state failed (its code as the reason) and the RestError thrown. */
+  /* The first grant: a refusal is the state failed (its code as the reason) and the RestError thrown.
+   * A session held until now is left detached: its stream closed, its attaching again stopped. */
   private async first(how: string, call: () => Promise<TerminalGrant>): Promise<this> {
+    this.drop();
+    this.session = null;
+    this.attaches = 0;
+    this.everPaired = false;
     this.setState("opening", 0, how);
     let grant: TerminalGrant;
     try {

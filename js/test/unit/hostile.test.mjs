@@ -244,3 +244,40 @@ test("a grant that is not one (open, then an attach again): a RestError bad_gran
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(thrown, []);
 });
+
+test("open again on a TerminalSession: the held stream is closed, and the new session's never-paired 4102 ends it (no earlier pairing counts)", async () => {
+  const S2 = "0190a5d1-03aa-7c10-9e11-2b3c4d5e6f71";
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, handleProtocols: (p) => [...p][0] });
+  nodes.push({ wss });
+  await new Promise((r) => wss.on("listening", r));
+  const closed = [];
+  wss.on("connection", (ws, req) => {
+    ws.on("close", () => closed.push(req.url));
+    ws.once("message", () => {
+      if (req.url.endsWith(S1)) ws.send(JSON.stringify({ op: "paired" }));
+      else ws.close(4102, "no counterpart in time");        /* the host never came for the second session */
+    });
+  });
+  const calls = [];
+  let opens = 0;
+  const fakeFetch = async (url, init) => {
+    calls.push(`${init.method} ${new URL(url).pathname}`);
+    if (init.method === "DELETE") return new Response(null, { status: 204 });
+    if (/attach$/.test(url)) return new Response('{"error":"not_detached"}', { status: 409 });
+    const s = ++opens === 1 ? S1 : S2;
+    return new Response(JSON.stringify({ session: s, stream: "/terminal/stream/" + s, token: "t" }), { status: 201 });
+  };
+  const t = new TerminalSession({ base: `http://127.0.0.1:${wss.address().port}/`, token: "tok", fetch: fakeFetch,
+    WebSocket: WebSocketImpl, backoff: { minMs: 50, maxMs: 100 } });
+  const states = [];
+  t.on("state", (s) => states.push(`${s.state}:${s.reason}`));
+  await t.open("h");
+  await until(() => t.state === "attached", 5000, "the first session paired");
+  await t.open("h");
+  await until(() => closed.includes("/terminal/stream/" + S1), 5000, "the first session's stream closed");
+  await until(() => t.state === "failed", 5000, "the second session given up");
+  assert.deepEqual(states.slice(-3), ["opening:open", "reattaching:stream_lost", "failed:host_timeout"]);
+  assert.deepEqual(calls, ["POST /v1/terminal/sessions", "POST /v1/terminal/sessions",
+    `POST /v1/terminal/sessions/${S2}/attach`, `DELETE /v1/terminal/sessions/${S2}`]);
+  assert.equal(t.stream, 0n, "the new session's stream starts unknown");
+});
