@@ -1,7 +1,9 @@
 /*
  * app.js: the demo page.  Each pane is one person on one device, with its
- * own WebSocket to a gateway node (client protocol v1, docs/protocol.md)
- * and its own REST calls, so what one pane shows arrived through its node.
+ * own connection to a gateway node and its own REST calls, so what one pane
+ * shows arrived through its node.  The protocol is @bothy/client's
+ * (js/, docs/client.md), loaded as bothy-client.js (the global `bothy`,
+ * demo/client-install); this file is the page around it.
  *
  * Everything the page needs comes from the URL fragment, which a browser
  * never sends to a server:
@@ -18,10 +20,7 @@
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PRESENCE_EVERY_MS = 2000;
 const NODES_EVERY_MS = 2000;
-const TYPING_EVERY_MS = 1000;   /* the node drops more than one a second anyway */
 const TOAST_MS = 8000;
-const BACKOFF_MIN_MS = 250;
-const BACKOFF_MAX_MS = 8000;
 const EVENTS_KEPT = 60;
 
 const HINTS = {
@@ -54,16 +53,6 @@ function named(value) {
   return { id, name: i < 0 ? null : value.slice(i + 1) };
 }
 
-/* The payload of a bothy1 token: {"kind":"person-device","person":..,"device":..}. */
-function tokenPayload(token) {
-  try {
-    const part = token.split(".")[2].replace(/-/g, "+").replace(/_/g, "/");
-    return JSON.parse(atob(part + "=".repeat((4 - part.length % 4) % 4)));
-  } catch (e) {
-    return null;
-  }
-}
-
 function parseFragment(hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ""));
   const thread = named(p.get("thread"));
@@ -74,7 +63,7 @@ function parseFragment(hash) {
     const i = v.indexOf(":");
     const via = v.slice(0, i);
     const token = v.slice(i + 1);
-    const who = tokenPayload(token);
+    const who = bothy.readToken(token);
     if (i > 0 && /^[a-z0-9]{1,16}$/.test(via) && who && UUID.test(who.person || ""))
       panes.push({ via, token, person: who.person, device: who.device });
   }
@@ -189,17 +178,13 @@ class Pane {
     this.person = pane.person;
     this.device = pane.device;
     this.name = this.nameOf(pane.person) || "Person " + (index + 1);
-    this.ws = null;
-    this.resume = null;
+    this.client = null;
     this.node = null;
     this.leftPin = pane.via === "edge";
-    this.attempts = 0;
     this.stopped = false;
     this.typers = new Map();        /* principal -> expiry (ms) */
-    this.runs = new Map();          /* run -> highest version seen */
     this.runUpdates = 0;
     this.runAt = 0;
-    this.lastTyping = 0;
     this.focused = false;
     this.events = 0;
 
@@ -236,102 +221,62 @@ class Pane {
     setInterval(() => this.renderRunAge(), 1000);
   }
 
+  /* The device's connection: the package identifies, resumes the session
+   * on whichever node answers, heartbeats and reconnects as docs/client.md
+   * says (4017 and a refused token stop it); it sends focus and idle again
+   * after a reconnect, and idle from the page's visibility.  A pane starts
+   * on its node's own path and comes back through the edge. */
   connect() {
     const pinned = !this.leftPin;
-    const ws = new WebSocket(wsUrl(pinned ? "node/" + this.via + "/gateway" : "gateway"));
-    this.ws = ws;
-    this.op = this.resume ? "resume" : "identify";
+    this.client = bothy.connect({
+      url: wsUrl(pinned ? "node/" + this.via + "/gateway" : "gateway"),
+      reconnectUrl: wsUrl("gateway"),
+      token: this.token,
+      backoff: { minMs: 250, maxMs: 8000 },
+    });
+    this.showRoute(pinned);
+    this.client.on("state", (s) => this.onState(s));
+    this.client.on("ready", (r) => this.onReady(r));
+    this.client.on("run", (d) => this.onRun(d));
+    this.client.on("event", (e) => this.onEvent(e.type, e.data));
+    this.client.on("error", (e) => {
+      this.log("error", e.kind === "request" ? e.request + ": " + e.code : e.message);
+      if (e.kind === "request" && this.client.state === "connecting")
+        this.setState("reconnecting", "The node could not answer (" + e.code + "); trying again…");
+    });
+  }
+
+  showRoute(pinned) {
     this.routeText = pinned ? "via its own path" : "via the edge";
     this.el.dataset.route = pinned ? "pinned" : "edge";
     this.renderRoute();
-    ws.onopen = () => {
-      ws.send(JSON.stringify({ op: this.op, token: this.op === "resume" ? this.resume : this.token }));
-    };
-    ws.onmessage = (e) => {
-      if (ws !== this.ws) return;
-      this.lastHeard = Date.now();
-      let m;
-      try { m = JSON.parse(e.data); } catch (x) { return; }
-      this.message(m);
-    };
-    ws.onclose = (e) => {
-      if (ws !== this.ws) return;
-      this.dropped(e.code);
-    };
   }
 
-  send(obj) {
-    if (this.ws && this.ready) this.ws.send(JSON.stringify(obj));
-  }
-
-  message(m) {
-    if (m.op === "ready") return this.onReady(m);
-    if (m.op === "heartbeat_ack") return;
-    if (m.op === "event") return this.onEvent(m.type, m.data || {});
-    if (m.op === "error") {
-      this.log("error", (m.request || "?") + ": " + (m.code || "?"));
-      if (!this.ready) this.setState("reconnecting", "The node could not answer (" + m.code + "); trying again…");
+  onState(s) {
+    if (s.state === "connecting" && s.code !== 0) {
+      this.log("closed", String(s.code));
+      /* every reconnect goes through the edge (reconnectUrl) */
+      this.leftPin = true;
+      this.showRoute(false);
+      this.setState("reconnecting", "Reconnecting…");
+    } else if (s.state === "connecting" && s.reason === "protocol") {
+      this.setState("reconnecting", "Reconnecting…");
+    } else if (s.state === "disconnected") {
+      this.log("closed", String(s.code));
+      if (s.reason === "replaced") this.stop("Taken elsewhere: this device connected again somewhere else");
+      else if (s.reason === "token_refused") this.stop("Token refused: open the link printed by make demo again");
+      else this.stop("Stopped (" + s.reason + ")");
     }
   }
 
-  onReady(m) {
-    this.ready = true;
-    this.resume = m.resume;
-    this.node = m.node;
-    this.attempts = 0;
-    this.el.dataset.node = m.node;
-    this.setState("ready", this.op === "resume" ? "Connected (resumed)" : "Connected");
-    this.log("ready", (this.op === "resume" ? "resumed on " : "identified on ") + this.cluster.describe(m.node));
+  onReady(r) {
+    this.node = r.node;
+    this.el.dataset.node = r.node;
+    this.setState("ready", r.resumed ? "Connected (resumed)" : "Connected");
+    this.log("ready", (r.resumed ? "resumed on " : "identified on ") + this.cluster.describe(r.node));
     this.renderRoute();
-    /* what this device is doing, again: a new connection starts without it */
-    this.sendFocus();
-    if (document.hidden) this.send({ op: "idle", idle: true });
-    const beat = Math.max(1000, Math.floor(m.heartbeat_ms / 2));
-    const limit = m.heartbeat_ms;
-    this.lastHeard = Date.now();
-    clearInterval(this.beatTimer);
-    this.beatTimer = setInterval(() => {
-      /* a connection the node stopped answering is given up on */
-      if (Date.now() - this.lastHeard > limit + beat) return this.abandon();
-      this.send({ op: "heartbeat" });
-    }, beat);
     this.loadAgent();
     this.pollPresence();
-  }
-
-  abandon() {
-    const ws = this.ws;
-    this.ws = null;
-    try { ws.close(4000, "no answer"); } catch (e) { /* closed already */ }
-    this.dropped(1006);
-  }
-
-  dropped(code) {
-    this.ws = null;
-    this.ready = false;
-    clearInterval(this.beatTimer);
-    this.leftPin = true;
-    this.log("closed", String(code));
-    if (code === 4017) return this.stop("Taken elsewhere: this device connected again somewhere else");
-    if (code === 4001) {
-      if (this.op === "resume") {
-        /* the resume token lapsed (5 min): a fresh session with the device token */
-        this.resume = null;
-        return this.retry(0);
-      }
-      return this.stop("Token refused: open the link printed by make demo again");
-    }
-    this.retry();
-  }
-
-  retry(delay) {
-    if (delay === undefined) {
-      const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempts);
-      delay = Math.round(base * (0.8 + Math.random() * 0.4));
-    }
-    this.attempts += 1;
-    this.setState("reconnecting", delay < 1000 ? "Reconnecting…" : "Reconnecting in " + Math.round(delay / 1000) + " s");
-    setTimeout(() => this.connect(), delay);
   }
 
   stop(text) {
@@ -347,18 +292,11 @@ class Pane {
   /* --- what the person does ----------------------------------------------- */
 
   typed() {
-    const now = Date.now();
-    if (now - this.lastTyping < TYPING_EVERY_MS) return;
-    this.lastTyping = now;
-    this.send({ op: "typing", thread: this.cfg.thread.id });
+    this.client.typing(this.cfg.thread.id);      /* at most one a second per thread */
   }
 
   sendFocus() {
-    this.send({ op: "focus", thread: this.focused ? this.cfg.thread.id : null });
-  }
-
-  visibility(hidden) {
-    this.send({ op: "idle", idle: hidden });
+    this.client.focus(this.focused ? this.cfg.thread.id : null);
   }
 
   /* --- events ------------------------------------------------------------- */
@@ -373,8 +311,7 @@ class Pane {
         this.log(type, (this.nameOf(d.principal) || "someone") + " is typing");
         return;
       case "run.updated":
-        this.onRun(d);
-        return;
+        return;                 /* the "run" event: newer versions only */
       case "agent.presence_changed":
         if (this.cfg.agent && d.agent === this.cfg.agent.id) this.renderAgent(d.state);
         this.log(type, d.state);
@@ -391,9 +328,6 @@ class Pane {
 
   onRun(d) {
     if (d.thread && d.thread !== this.cfg.thread.id) return;
-    const seen = this.runs.get(d.run);
-    if (seen !== undefined && d.version <= seen) return;
-    this.runs.set(d.run, d.version);
     this.runUpdates += 1;
     this.runAt = Date.now();
     const card = $(this.el, ".run");
@@ -483,25 +417,13 @@ class Pane {
 
   /* --- REST: presence and the agent --------------------------------------- */
 
-  async get(path) {
-    const r = await fetch(path, { headers: { Authorization: "Bearer " + this.token }, cache: "no-store" });
-    if (!r.ok) {
-      const e = new Error("HTTP " + r.status);
-      e.status = r.status;
-      throw e;
-    }
-    return r.json();
-  }
-
   async pollPresence() {
     if (this.stopped || this.presenceBusy) return;
     this.presenceBusy = true;
-    const q = new URLSearchParams({ thread: this.cfg.thread.id });
-    for (const p of this.cfg.people) q.append("person", p.id);
     const note = $(this.el, ".presence-note");
     try {
-      const r = await this.get("v1/presence?" + q);
-      this.renderPresence(Array.isArray(r.presence) ? r.presence : []);
+      const rows = await bothy.presence({ token: this.token }, this.cfg.thread.id, this.cfg.people.map((p) => p.id));
+      this.renderPresence(Array.isArray(rows) ? rows : []);
       note.textContent = "";
     } catch (e) {
       note.textContent = e.status === 404 ? "This node does not answer /v1/presence yet."
@@ -552,8 +474,8 @@ class Pane {
   async loadAgent() {
     if (!this.cfg.agent) return;
     try {
-      const r = await this.get("v1/agents/presence?agent=" + this.cfg.agent.id);
-      const row = (r.agents || []).find((a) => a.agent === this.cfg.agent.id);
+      const agents = await bothy.agentsPresence({ token: this.token }, [this.cfg.agent.id]);
+      const row = (agents || []).find((a) => a.agent === this.cfg.agent.id);
       this.renderAgent(row ? row.state : "offline");
     } catch (e) {
       this.log("agents.presence", e.status ? "HTTP " + e.status : "unavailable");
@@ -564,6 +486,10 @@ class Pane {
 /* --- the page ------------------------------------------------------------- */
 
 function main() {
+  if (typeof bothy !== "object") {
+    document.getElementById("intro").textContent = "bothy-client.js is missing: run make demo again (demo/client-install)";
+    return;
+  }
   const cfg = parseFragment(location.hash);
   const cluster = new Cluster(cfg ? cfg.nodes : ["a", "b"], document.getElementById("cluster-nodes"),
     document.getElementById("status-links"));
@@ -577,9 +503,6 @@ function main() {
   const panes = cfg.panes.map((p, i) => new Pane(i, cfg, p, cluster));
   for (const p of panes) holder.append(p.el);
   for (const p of panes) p.start();
-  document.addEventListener("visibilitychange", () => {
-    for (const p of panes) p.visibility(document.hidden);
-  });
   /* the terminal pane: a shell on the demo host, as the first pane's person */
   const term = document.getElementById("terminal");
   term.hidden = false;      /* first: the pane measures its width */

@@ -10,7 +10,8 @@ echo and stty size back and attaches again when its relaying node is killed
 artifacts/browser under the checkout), printed at the end.
 
 playwright-core comes from npm (`npm ci` here, pinned by package-lock.json),
-xterm.js too (demo/xterm-install, as make demo installs it);
+xterm.js too (demo/xterm-install, as make demo installs it), and the
+page's @bothy/client bundle (demo/client-install);
 npm's cache and HOME are put under the work directory, so the suite runs as
 any user (test/run-all runs it as postgres).
 """
@@ -173,6 +174,10 @@ def cluster():
     r = subprocess.run([os.path.join(ROOT, "demo", "xterm-install")], env=npm_env(), timeout=300,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert r.returncode == 0, "demo/xterm-install failed:\n" + r.stdout[-3000:]
+    # the page's client, @bothy/client (js/), as make demo builds it
+    r = subprocess.run([os.path.join(ROOT, "demo", "client-install")], env=npm_env(), timeout=300,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 0, "demo/client-install failed:\n" + r.stdout[-3000:]
     c = Cluster()
     c.up()
     yield c
