@@ -344,9 +344,18 @@ gw_conn_send_binary(gw_conn *c, const void *data, size_t len)
 	queue(c, data, len, GW_CONN_BINARY);
 }
 
+/*
+ * Only on a connection with no output waiting: output that waits is
+ * traffic the edge sees while the client reads, and a client that does not
+ * read it is closed after --send-timeout.  A ping queued behind a message
+ * lws holds in part would arm that timer again (queue) and keep a client
+ * that reads nothing open longer than --send-timeout.
+ */
 void
 gw_conn_ping(gw_conn *c)
 {
+	if (output_waits(c))
+		return;
 	queue(c, "", 0, GW_CONN_PING);
 }
 
