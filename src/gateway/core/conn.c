@@ -482,9 +482,9 @@ upgrade_endpoint(struct lws *wsi, int *index)
 }
 
 /*
- * The protocol lws binds the upgrade to (roles/ws/server-ws.c): the first
- * name of Sec-WebSocket-Protocol that the vhost knows, or the first
- * protocol ("bothy-gateway") when the header is absent.  A path with its
+ * The protocol lws 4.1 binds the upgrade to: the first name of
+ * Sec-WebSocket-Protocol that the vhost knows, or the first protocol
+ * ("bothy-gateway") when the header is absent.  A path with its
  * own subprotocol takes that name or none, a path without one the name
  * bothy-gateway or none (protocol.md, "Connecting" and "Terminal
  * streams"); anything else (an unknown name only, the database's
