@@ -68,8 +68,11 @@ def refusals(session):
         (STREAM + session, "chat"),                        # another subprotocol
         (STREAM + session, "chat, superchat"),
         (STREAM + session, "bothy-pg"),                    # the node's own database protocol
+        (STREAM + session, "bothy-gateway"),               # /gateway's name: a stream takes its own only
+        (STREAM + session, "bothy-gateway, " + SUBPROTOCOL),   # the first name the node knows decides
         ("/gateway", SUBPROTOCOL),                         # another path's subprotocol
         ("/gateway", "chat"),
+        ("/terminal/host", SUBPROTOCOL),
     ]
 
 
@@ -82,7 +85,7 @@ def test_a_node_answers_every_refused_upgrade_404_in_http_1_1(tnodes):
     # what is taken still upgrades: the path exactly, with its subprotocol, the default one or none
     for path, subprotocol in [(STREAM + session, None), (STREAM + session, SUBPROTOCOL),
                               (STREAM + session, "chat, " + SUBPROTOCOL),
-                              (STREAM + session, "bothy-gateway"), ("/gateway", None),
+                              ("/gateway", None),
                               ("/gateway?v=1", None), ("/gateway", "bothy-gateway")]:
         head, _ = answer(node.port, path, subprotocol)
         assert head.startswith("HTTP/1.1 101"), (path, subprotocol, head)

@@ -344,9 +344,18 @@ gw_conn_send_binary(gw_conn *c, const void *data, size_t len)
 	queue(c, data, len, GW_CONN_BINARY);
 }
 
+/*
+ * Only on a connection with no output waiting: output that waits is
+ * traffic the edge sees while the client reads, and a client that does not
+ * read it is closed after --send-timeout.  A ping queued behind a message
+ * lws holds in part would arm that timer again (queue) and keep a client
+ * that reads nothing open longer than --send-timeout.
+ */
 void
 gw_conn_ping(gw_conn *c)
 {
+	if (output_waits(c))
+		return;
 	queue(c, "", 0, GW_CONN_PING);
 }
 
@@ -473,12 +482,14 @@ upgrade_endpoint(struct lws *wsi, int *index)
 }
 
 /*
- * The protocol lws binds the upgrade to (roles/ws/server-ws.c): the first
- * name of Sec-WebSocket-Protocol that the vhost knows, or the first
- * protocol when the header is absent.  The endpoint takes the first one
- * ("bothy-gateway", named or not) and its own subprotocol; anything else
- * (an unknown name only, the database's protocol, another path's
- * subprotocol, a list longer than any the node takes) is refused.
+ * The protocol lws 4.1 binds the upgrade to: the first name of
+ * Sec-WebSocket-Protocol that the vhost knows, or the first protocol
+ * ("bothy-gateway") when the header is absent.  A path with its
+ * own subprotocol takes that name or none, a path without one the name
+ * bothy-gateway or none (protocol.md, "Connecting" and "Terminal
+ * streams"); anything else (an unknown name only, the database's
+ * protocol, another path's subprotocol, a list longer than any the node
+ * takes) is refused.
  */
 static bool
 subprotocol_taken(struct lws *wsi, const gw_ws_endpoint *ep)
@@ -496,8 +507,7 @@ subprotocol_taken(struct lws *wsi, const gw_ws_endpoint *ep)
 	{
 		if (lws_vhost_name_to_protocol(lws_get_vhost(wsi), name) == NULL)
 			continue;
-		return strcmp(name, "bothy-gateway") == 0 ||
-			(ep->subprotocol != NULL && strcmp(name, ep->subprotocol) == 0);
+		return strcmp(name, ep->subprotocol != NULL ? ep->subprotocol : "bothy-gateway") == 0;
 	}
 	return false;
 }
@@ -568,13 +578,9 @@ filter(struct lws *wsi, gw_conn *c)
 {
 	int			index;
 	const gw_ws_endpoint *ep = upgrade_endpoint(wsi, &index);
-	const struct lws_protocols *p = lws_get_protocol(wsi);
 
-	if (ep == NULL)
-		return 1;
-	/* the subprotocol a client named: its path's own, or none */
-	if (p != NULL && p->callback == gw_conn_callback && strcmp(p->name, "bothy-gateway") != 0 &&
-		(ep->subprotocol == NULL || strcmp(p->name, ep->subprotocol) != 0))
+	/* what confirm_upgrade answered 404: the same rule, in one place */
+	if (ep == NULL || !subprotocol_taken(wsi, ep))
 		return 1;
 	if (!gw.started || gw.stopping)
 		return 1;

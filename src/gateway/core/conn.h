@@ -64,8 +64,10 @@ void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
 void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
 
 /*
- * Queues a WebSocket ping (no payload) after what is queued: the client's
- * pong, like the ping, is traffic an edge sees on a quiet connection.
+ * A WebSocket ping (no payload), only when no output waits (nothing
+ * queued, nothing held by lws): the client's pong, like the ping, is
+ * traffic an edge sees on a quiet connection, and waiting output is
+ * traffic already or ends in 4008 (--send-timeout).
  */
 void		gw_conn_ping(gw_conn *c);
 

@@ -229,7 +229,7 @@ test_defaults(void)
 			r->o.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
 			r->o.send_timeout_ms == 10000 && r->o.start_timeout_ms == 30000 &&
 			r->o.stop_timeout_ms == 5000 && r->o.max_connections == 100000 &&
-			r->o.log_level == GW_LOG_INFO,
+			r->o.stream_ping_ms == 30000 && r->o.log_level == GW_LOG_INFO,
 			"options: every default as the usage text states it");
 	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
 	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "::") == 0 && r->o.listen_port == 1 &&
@@ -265,6 +265,7 @@ test_int_options(void)
 		OPT("--run-coalesce", 0, 10000, run_coalesce_ms),
 		OPT("--agent-window", 1, 1000, agent_window),
 		OPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
+		OPT("--stream-ping-interval", 100, 600000, stream_ping_ms),
 	};
 	size_t		i;
 
