@@ -5,11 +5,12 @@ import asyncio
 import json
 import os
 import signal
+import threading
 import time
 
 import websockets
 
-from conftest import closed_with, heartbeat, identify, new_id, poll_until, run
+from conftest import READY_AND_LISTENING, Gateway, closed_with, heartbeat, identify, new_id, poll_until, run
 
 FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
 
@@ -186,3 +187,54 @@ def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
     assert code == 4015
     assert signals_meanwhile == 0              # the ack fenced it, not the signal
     assert still == {"op": "heartbeat_ack"}
+
+
+class TcpToUnix:
+    """A TCP port on 127.0.0.1 in front of the instance's Unix socket: the
+    node connects over TCP, as it does to a database on another machine
+    (a container's, compose/), where connect() is still in progress when
+    libpq returns and asks to write once more."""
+
+    def __init__(self, pg):
+        self.path = os.path.join(pg.dir, ".s.PGSQL.%s" % os.environ.get("BOTHY_TEST_PGPORT", "54329"))
+        self.loop = asyncio.new_event_loop()
+        self.server = self.loop.run_until_complete(asyncio.start_server(self.pipe, "127.0.0.1", 0))
+        self.port = self.server.sockets[0].getsockname()[1]
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    async def pipe(self, reader, writer):
+        up_reader, up_writer = await asyncio.open_unix_connection(self.path)
+
+        async def copy(src, dst):
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            finally:
+                dst.close()
+        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer), return_exceptions=True)
+
+    def close(self):
+        self.loop.call_soon_threadsafe(self.server.close)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def test_a_database_reached_over_tcp(pg, keys):
+    """Every connection the node makes (the pool, the listener) reaches a
+    database over TCP.  It waited for its timeout before: libpq's second
+    request to write, made inside the writable callback, was cleared by
+    libwebsockets after it (core/pgconn.c), so only Unix sockets worked."""
+    proxy = TcpToUnix(pg)
+    node = Gateway("tcp-node", pg, keys)
+    node.conninfo = "host=127.0.0.1 port=%d dbname=bothy_test user=postgres" % proxy.port
+    node.args[node.args.index("--database") + 1] = node.conninfo
+    try:
+        node.start()
+        assert node.http("/readyz") == (200, READY_AND_LISTENING)
+        assert "database connection open" in node.log
+        assert "database call timed out" not in node.log
+    finally:
+        node.stop()
+        proxy.close()

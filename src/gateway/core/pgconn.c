@@ -76,6 +76,7 @@ static void
 teardown(gw_pgconn *pc)
 {
 	lws_sul_cancel(&pc->sul_timeout);
+	lws_sul_cancel(&pc->sul_connect_write);
 	detach_socket(pc);
 	pc->flushing = false;
 	if (pc->pg != NULL)
@@ -123,6 +124,23 @@ timeout_cb(lws_sorted_usec_list_t *sul)
 		attempt_failed(pc);
 }
 
+/*
+ * libpq asks to write again right after a TCP connect completed (the
+ * CONNECTION_MADE step; a Unix socket connects at once and skips it).
+ * That answer comes inside RAW_WRITEABLE_FILE, and libwebsockets clears
+ * POLLOUT after that callback returns, so a request made inside it was
+ * lost and every TCP connection to the database waited for its timeout:
+ * the request is made from the next turn of the loop instead.
+ */
+static void
+connect_write_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_connect_write);
+
+	if (pc->state == GW_PG_CONNECTING && pc->wsi != NULL)
+		lws_callback_on_writable(pc->wsi);
+}
+
 static void
 poll_connect(gw_pgconn *pc)
 {
@@ -148,7 +166,7 @@ poll_connect(gw_pgconn *pc)
 				attempt_failed(pc);
 				return;
 			}
-			lws_callback_on_writable(pc->wsi);
+			lws_sul_schedule(pc->context, 0, &pc->sul_connect_write, connect_write_cb, 1);
 			return;
 		case PGRES_POLLING_READING:
 		case PGRES_POLLING_ACTIVE:

@@ -53,6 +53,7 @@ struct gw_pgconn
 	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
 	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
 	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
+	lws_sorted_usec_list_t sul_connect_write;	/* a connect step waiting to write */
 	const gw_pgconn_ops *ops;
 	void	   *owner;			/* the pool slot or the listener */
 	const char *conninfo;		/* the operator's conninfo */
