@@ -61,6 +61,14 @@ def test_the_packages_alone_pair_a_host_and_open_a_shell(machine):
     # the users and the units the packages brought
     assert m.sh("id", "-un", user="bothy").strip() == "bothy"
     assert m.sh("getent", "passwd", "bothy-host").split(":")[5:] == ["/var/lib/bothy-host", "/bin/bash\n"]
+    # the preload step printed, not done: the server's own configuration untouched
+    printed = m.sh("cat", "/var/log/bothy-install.log")
+    assert "shared_preload_libraries = 'bothy'" in printed and "CREATE EXTENSION bothy" in printed, printed
+    assert "bothy" not in m.sh("cat", "/etc/postgresql/15/main/postgresql.conf")
+    # the key store and the file with the database password, as the node requires them
+    assert m.sh("stat", "-c", "%U %G %a", "/var/lib/bothy/keys", "/etc/bothy/gateway.env").split("\n")[:2] == \
+        ["bothy bothy 700", "root bothy 640"]
+    assert m.sh("stat", "-c", "%U %a", "/var/lib/bothy-host").strip() == "bothy-host 700"
     units = m.sh("ls", "/lib/systemd/system").split()
     assert {"bothy-gateway@.service", "bothy-edge.service", "bothy-host.service"} <= set(units)
     for port in ("8081", "8082"):
