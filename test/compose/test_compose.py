@@ -47,22 +47,28 @@ async def on_both_nodes(stack, persons, limit=24):
 
 
 def test_the_images_keep_their_contract(stack):
-    """Non-root users, the edge read-only without capabilities and
-    published on 127.0.0.1 only, the nodes without ports."""
-    users = {}
+    """Non-root users; the edge and both nodes read-only without
+    capabilities (node-2 by extends, D-M2-47-10: the edge's hardening
+    equals the nodes'); the edge published on 127.0.0.1 only, the nodes
+    without ports; node-2 with node's /readyz healthcheck."""
+    users, infos = {}, {}
     for service in ("db", "node", "node-2", "edge"):
-        info = json.loads(run("docker", "inspect", stack.container(service)).stdout)[0]
+        info = infos[service] = json.loads(run("docker", "inspect", stack.container(service)).stdout)[0]
         users[service] = run("docker", "exec", stack.container(service), "id", "-u").stdout.strip()
+        if service != "db":
+            assert info["HostConfig"]["ReadonlyRootfs"] is True, service
+            assert info["HostConfig"]["CapDrop"] == ["ALL"], service
+            assert "no-new-privileges:true" in info["HostConfig"]["SecurityOpt"], service
         if service == "edge":
-            assert info["HostConfig"]["ReadonlyRootfs"] is True
-            assert info["HostConfig"]["CapDrop"] == ["ALL"]
-            assert "no-new-privileges:true" in info["HostConfig"]["SecurityOpt"]
             bindings = info["HostConfig"]["PortBindings"]
             assert bindings == {"8080/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(stack.port)}]}
         if service.startswith("node"):
             assert not info["HostConfig"]["PortBindings"], "a node publishes a port"
     assert all(uid != "0" for uid in users.values()), users
     assert users["edge"] == "101"
+    check = infos["node"]["Config"]["Healthcheck"]
+    assert "/usr/lib/bothy/bothy-wait-ready" in check["Test"] and "127.0.0.1:8081" in check["Test"]
+    assert infos["node-2"]["Config"]["Healthcheck"] == check
 
 
 def test_identify_on_both_nodes_and_typing_crosses_nodes(stack):
