@@ -144,3 +144,18 @@ demo:
 	demo/run
 
 .PHONY: demo
+
+# --- make deb: the Debian packages (debian/, docs/operations.md) ------------
+# dpkg-buildpackage on a copy of the tree in build/deb/ (its clean step
+# would clean this one), so the packages postgresql-15-bothy, bothy-gateway
+# and bothy-host land in build/deb/, where test/compose and images/ take them.
+DEB_DIR ?= build/deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bothy-$(EXTVERSION)
+	tar -cf - --exclude=./.git --exclude=./build --exclude=./.demo --exclude='./test/browser/node_modules' \
+	    --exclude=./artifacts --exclude='*/node_modules' . | tar -C $(DEB_DIR)/bothy-$(EXTVERSION) -xf -
+	cd $(DEB_DIR)/bothy-$(EXTVERSION) && $(MAKE) -s clean >/dev/null && dpkg-buildpackage -b -us -uc
+	rm -rf $(DEB_DIR)/bothy-$(EXTVERSION)
+	ls $(DEB_DIR)/*.deb
+
+.PHONY: deb

@@ -38,8 +38,10 @@ GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_proto
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
 
+# BOTHY_BUILD_FLAGS: a packager's compile and link flags for the daemons
+# only (debian/rules: dpkg-buildflags' hardening), empty otherwise
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
-	$(GATEWAY_CC) $(GATEWAY_CFLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
+	$(GATEWAY_CC) $(GATEWAY_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
 	    $(COMMON_SRCS) $(GATEWAY_LIBS)
 
 test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \

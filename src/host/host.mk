@@ -34,7 +34,7 @@ HOST_UNIT_TESTS = test/unit/host/test_ring test/unit/host/test_frame \
                 test/unit/host/test_hostkey test/unit/host/test_msg
 
 $(HOST_BIN): $(HOST_SRCS) $(HOST_HDRS) $(HOST_SHARED) $(HOST_SHARED_HDRS)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_SRCS) $(HOST_SHARED) $(HOST_LIBS)
+	$(HOST_CC) $(HOST_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(HOST_SRCS) $(HOST_SHARED) $(HOST_LIBS)
 
 test/unit/host/test_ring: test/unit/host/test_ring.c src/host/ring.c src/host/ring.h \
         test/unit/unit.h

@@ -89,7 +89,7 @@ class Demo:
     """One `make demo`: demo/run in its own process group, its output read
     line by line."""
 
-    def __init__(self, copy, ports):
+    def __init__(self, copy, ports, command=("demo/run",)):
         self.copy, self.ports = copy, ports
         self.lines = []
         env = {**os.environ, **ports, "BOTHY_SKIP_INSTALL": "1"}
@@ -97,7 +97,7 @@ class Demo:
         # SIGINT as a terminal's shell leaves it for a job it starts: its
         # default, even when this test runs with SIGINT ignored (a job
         # started in the background by a shell without job control)
-        self.proc = subprocess.Popen(["demo/run"], cwd=copy, env=env, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(list(command), cwd=copy, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      start_new_session=True,
                                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -291,4 +291,23 @@ def test_make_demo_starts_stops_on_ctrl_c_and_starts_again_from_the_same_data(ch
     finally:
         code = second.ctrl_c()
     assert code == 130, second.output
+    assert_cleaned(copy, runtime)
+
+
+def test_ctrl_c_stops_everything_when_the_output_is_piped_to_tee(checkout):
+    """make demo 2>&1 | tee demo.log, then Ctrl-C: tee gets the SIGINT too
+    and is gone before demo/run writes its first stopping line, which got
+    SIGPIPE and left the whole cluster running.  Now every process stops
+    and the data comes back, whatever stdout is."""
+    copy, ports = checkout
+    demo = Demo(copy, ports, ("bash", "-c", "demo/run 2>&1 | tee demo.log"))
+    runtime = None
+    try:
+        assert_serving(ports, demo.wait_for_link())
+        runtime = runtime_of(copy) if as_root() else None
+        running = processes_of(copy, *([runtime] if runtime else []))
+        assert any("bothy-gateway" in p for p in running) and any("tee" in p for p in running), running
+    finally:
+        demo.ctrl_c()
+    # bash waits for both ends of the pipe: demo/run has finished its stop
     assert_cleaned(copy, runtime)

@@ -4,13 +4,17 @@ a database that is down."""
 import asyncio
 import json
 import os
+import resource
 import signal
+import socket
+import threading
 import time
 
 import websockets
 
-from conftest import closed_with, heartbeat, identify, new_id, poll_until, run
+from conftest import PG_CONF, READY_AND_LISTENING, Gateway, Instance, closed_with, heartbeat, identify, new_id, poll_until, run
 
+FAILURES = "bothy_gateway_presence_write_failures_total"
 FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
 
 
@@ -186,3 +190,123 @@ def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
     assert code == 4015
     assert signals_meanwhile == 0              # the ack fenced it, not the signal
     assert still == {"op": "heartbeat_ack"}
+
+
+class TcpToUnix:
+    """A TCP port on 127.0.0.1 in front of the instance's Unix socket: the
+    node connects over TCP, as it does to a database on another machine
+    (a container's, compose/), where connect() is still in progress when
+    libpq returns and asks to write once more.  slow: what the node sends
+    is read 512 bytes a millisecond through a receive buffer of about 2 KB
+    and 88-byte segments, so the node's send buffer holds about 30 KB and
+    a larger query leaves the node's writable callback with the buffer
+    full again, more than once."""
+
+    def __init__(self, pg, slow=False):
+        self.path = os.path.join(pg.dir, ".s.PGSQL.%s" % os.environ.get("BOTHY_TEST_PGPORT", "54329"))
+        self.slow = slow
+        self.sockets = []
+        self.listener = socket.socket()
+        if slow:
+            self.listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 88)
+            self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                node, _ = self.listener.accept()
+            except OSError:
+                return              # closed
+            db = socket.socket(socket.AF_UNIX)
+            db.connect(self.path)
+            self.sockets += [node, db]
+            threading.Thread(target=self.copy, args=(node, db, self.slow), daemon=True).start()
+            threading.Thread(target=self.copy, args=(db, node, False), daemon=True).start()
+
+    @staticmethod
+    def copy(src, dst, slow):
+        try:
+            while data := src.recv(512 if slow else 65536):
+                dst.sendall(data)
+                if slow:
+                    time.sleep(0.001)
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass                    # closed by the other direction or close()
+
+    def close(self):
+        self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for s in self.sockets:
+            s.close()
+
+
+def test_a_database_reached_over_tcp(pg, keys):
+    """Every connection the node makes (the pool, the listener) reaches a
+    database over TCP.  It waited for its timeout before: libpq's second
+    request to write, made inside the writable callback, was cleared by
+    libwebsockets after it (core/pgconn.c), so only Unix sockets worked."""
+    proxy = TcpToUnix(pg)
+    node = Gateway("tcp-node", pg, keys)
+    node.conninfo = "host=127.0.0.1 port=%d dbname=bothy_test user=postgres" % proxy.port
+    node.args[node.args.index("--database") + 1] = node.conninfo
+    try:
+        node.start()
+        assert node.http("/readyz") == (200, READY_AND_LISTENING)
+        assert "database connection open" in node.log
+        assert "database call timed out" not in node.log
+    finally:
+        node.stop()
+        proxy.close()
+
+
+# The presence writer's flush interval on the next test's instance: long
+# enough that the identifies land in one or two flushes, each large
+PRESENCE_INTERVAL = 5.0
+
+
+def test_a_large_query_through_a_slow_tcp_path(keys):
+    """A query larger than the node's send buffer goes out over several
+    writable callbacks: PQflush returning 1 inside one asks for the next,
+    and that request was cleared by libwebsockets after the callback, as
+    the connect step's was (core/pgconn.c).  With 1,200 persons the
+    identifies' bind batches (about 40 KB each) and the presence flush
+    (about 145 KB of uuid[] literals) need several: they waited for the
+    database call's timeout instead (identifies refused, rows not written;
+    fails without the change)."""
+    count = 1200
+    pg = Instance("slow-tcp-pg", PG_CONF + ["bothy.presence_flush_interval = '5s'",
+                                            "bothy.presence_ttl = '30s'"])
+    pg.start()
+    proxy = TcpToUnix(pg, slow=True)
+    node = Gateway("slow-tcp-node", pg, keys)
+    node.conninfo = "host=127.0.0.1 port=%d dbname=bothy_test user=postgres" % proxy.port
+    node.args[node.args.index("--database") + 1] = node.conninfo
+    tokens = [keys.person() for _ in range(count)]
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))   # the node inherits it
+
+    async def go():
+        replies = await asyncio.gather(*(identify(node.url, token) for token in tokens))
+        refused = [ready for _, ready in replies if ready["op"] != "ready"]
+        assert not refused, "%d of %d identifies refused, e.g. %s" % (len(refused), count, refused[0])
+        node_id = replies[0][1]["node"]
+        rows = "SELECT count(*) FROM bothy.gateway_presence WHERE node = %s"
+        await asyncio.to_thread(poll_until, lambda: pg.query(rows, node_id)[0][0] == count,
+                                timeout=3 * PRESENCE_INTERVAL, what="every session's presence row")
+        for ws, _ in replies:
+            await ws.close()
+    try:
+        node.start()
+        run(go())
+        assert node.metric(FAILURES) == 0
+        assert "database call timed out" not in node.log
+    finally:
+        node.stop()
+        proxy.close()
+        pg.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -21,7 +21,7 @@ from edge import NGINX, substitute
 from terminal_streams import tnodes, tpg  # noqa: F401  (fixtures)
 
 DEPLOY = os.path.join(ROOT, "deploy")
-UNITS = ["bothy-gateway.service", "bothy-gateway@.service", "bothy-edge.service"]
+UNITS = ["bothy-gateway.service", "bothy-gateway@.service", "bothy-edge.service", "bothy-host.service"]
 WAIT_READY = os.path.join(DEPLOY, "systemd", "bothy-wait-ready")
 
 
@@ -89,7 +89,7 @@ def test_every_unit_passes_systemd_analyze_verify():
     root = unit_root()
     results = {unit: verify(root, unit) for unit in
                ("bothy-gateway.service", "bothy-gateway@1.service", "bothy-gateway@2.service",
-                "bothy-edge.service")}
+                "bothy-edge.service", "bothy-host.service")}
     assert results == {unit: (0, "") for unit in results}
     # the check is not vacuous: a misspelt key, or a program not installed, fails it
     etc = os.path.join(root, "etc/systemd/system")

@@ -76,6 +76,7 @@ static void
 teardown(gw_pgconn *pc)
 {
 	lws_sul_cancel(&pc->sul_timeout);
+	lws_sul_cancel(&pc->sul_write);
 	detach_socket(pc);
 	pc->flushing = false;
 	if (pc->pg != NULL)
@@ -148,7 +149,7 @@ poll_connect(gw_pgconn *pc)
 				attempt_failed(pc);
 				return;
 			}
-			lws_callback_on_writable(pc->wsi);
+			gw_pgconn_want_write(pc);
 			return;
 		case PGRES_POLLING_READING:
 		case PGRES_POLLING_ACTIVE:
@@ -220,10 +221,32 @@ gw_pgconn_flush(gw_pgconn *pc)
 	return true;
 }
 
+static void
+write_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_write);
+
+	if (pc->wsi != NULL)
+		lws_callback_on_writable(pc->wsi);
+}
+
+/*
+ * libwebsockets 4.1's raw file role clears POLLOUT after it returns from
+ * RAW_WRITEABLE_FILE (roles/raw-file/ops-raw-file.c), so a request made
+ * inside that callback is lost: libpq's second request to write after a
+ * TCP connect (CONNECTION_MADE), and a PQflush that filled the socket's
+ * send buffer again while a large query goes out.  Such a request is made
+ * from the next turn of the loop; the socket stays writable-or-not as the
+ * kernel says, so nothing is lost by the turn.
+ */
 void
 gw_pgconn_want_write(gw_pgconn *pc)
 {
-	if (pc->wsi != NULL)
+	if (pc->wsi == NULL)
+		return;
+	if (pc->wsi == pc->in_writable)
+		lws_sul_schedule(pc->context, 0, &pc->sul_write, write_cb, 1);
+	else
 		lws_callback_on_writable(pc->wsi);
 }
 
@@ -287,9 +310,16 @@ gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	switch (reason)
 	{
 		case LWS_CALLBACK_RAW_RX_FILE:
-		case LWS_CALLBACK_RAW_WRITEABLE_FILE:
 			if (pc != NULL && pc->wsi == wsi)
 				socket_event(pc);
+			return 0;
+		case LWS_CALLBACK_RAW_WRITEABLE_FILE:
+			if (pc != NULL && pc->wsi == wsi)
+			{
+				pc->in_writable = wsi;
+				socket_event(pc);
+				pc->in_writable = NULL;
+			}
 			return 0;
 		case LWS_CALLBACK_RAW_CLOSE_FILE:
 			/* hang-up: libpq learns of it on its next read; go there from a timer */

@@ -53,6 +53,8 @@ struct gw_pgconn
 	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
 	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
 	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
+	lws_sorted_usec_list_t sul_write;	/* a write request made in the writable callback */
+	struct lws *in_writable;	/* the wsi whose writable callback runs now */
 	const gw_pgconn_ops *ops;
 	void	   *owner;			/* the pool slot or the listener */
 	const char *conninfo;		/* the operator's conninfo */
@@ -70,7 +72,11 @@ void		gw_pgconn_start(gw_pgconn *pc, struct lws_context *context,
 							int connect_timeout_ms, const gw_pgconn_ops *ops,
 							void *owner);
 
-/* Asks for one writable callback (PQflush returned 1). */
+/*
+ * Asks for one writable callback (PQflush returned 1, or a connect step
+ * wants to write); from inside the writable callback, at the next turn
+ * of the loop (libwebsockets 4.1 clears POLLOUT after that callback).
+ */
 void		gw_pgconn_want_write(gw_pgconn *pc);
 
 /*
