@@ -6,7 +6,6 @@ and brings compose/compose.yaml with compose/compose.multi-node.yaml up
 under the profile direct in a project of its own, published on a free
 port of 127.0.0.1; at the end `down -v` and a check that nothing of the
 project is left."""
-import json
 import os
 import secrets
 import shutil
@@ -75,28 +74,14 @@ def ensure_dockerd():
                60, "dockerd answering")
 
 
-def rest(stack, method, path, token, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(stack.url + path, data=data, method=method,
-                                 headers={"Authorization": "Bearer " + token,
-                                          "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            text = r.read().decode()
-            return r.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as e:
-        text = e.read().decode()
-        return e.code, json.loads(text) if text else None
-
-
 def shell_through_the_edge(target, token, host):
     """Once the host is connected, a session opened by REST through the
     edge and a device stream: a command runs in the host user's shell,
     and exit ends the session (1000)."""
-    from fakeserver import Client, Device
+    from fakeserver import Client, Device, rest_json
 
     def connected():
-        status, body = rest(target, "GET", "/v1/terminal/hosts", token)
+        status, body = rest_json(target.url, "GET", "/v1/terminal/hosts", token)
         assert status == 200, (status, body)
         return [h["connected"] for h in body["hosts"] if h["host"] == host] == [True]
     poll_until(connected, 30, "the host connected")
@@ -106,7 +91,7 @@ def shell_through_the_edge(target, token, host):
     # terminal.host_present (D-M2-47-6, sent after the host's first
     # report): that node answers 409 host_unavailable until it does.
     def open_session():
-        status, body = rest(target, "POST", "/v1/terminal/sessions", token, {"host": host})
+        status, body = rest_json(target.url, "POST", "/v1/terminal/sessions", token, {"host": host})
         if (status, body) == (409, {"error": "host_unavailable"}):
             return None
         assert status == 201, (status, body)

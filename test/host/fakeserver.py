@@ -19,6 +19,8 @@ import secrets
 import struct
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 
 import websockets
@@ -394,6 +396,22 @@ def parse_host_frame(frame):
         assert 10 <= len(frame) <= MAX_MESSAGE, "an output frame of %d bytes" % len(frame)
         return ("output", struct.unpack(">Q", frame[1:9])[0], frame[9:])
     raise AssertionError("unknown frame type %r" % frame[:1])
+
+
+def rest_json(base_url, method, path, token, body=None):
+    """A device's REST call (docs/terminal.md) to a node or the edge:
+    the status and the JSON body (None when empty), an error status too."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base_url + path, data=data, method=method,
+                                 headers={"Authorization": "Bearer " + token,
+                                          "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            text = r.read().decode()
+            return r.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        return e.code, json.loads(text) if text else None
 
 
 class Device:

@@ -18,14 +18,12 @@ import os
 import signal
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 import websockets
 
 from conftest import SHELL, WORK, Host, gateway_module, poll_until
-from fakeserver import Client, Device
+from fakeserver import Client, Device, rest_json
 
 gw = gateway_module("conftest")
 edge_mod = gateway_module("edge")
@@ -79,17 +77,7 @@ class Cluster:
         return self.pg.query(sql, *args)
 
     def rest(self, method, path, token, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Authorization": "Bearer " + token,
-                                              "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                text = r.read().decode()
-                return r.status, json.loads(text) if text else None
-        except urllib.error.HTTPError as e:
-            text = e.read().decode()
-            return e.code, json.loads(text) if text else None
+        return rest_json(self.url, method, path, token, body)
 
 
 @pytest.fixture(scope="module")
