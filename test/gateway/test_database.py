@@ -2,6 +2,7 @@
 the signal route's counting, a PostgreSQL restart under live connections and
 a database that is down."""
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -281,14 +282,7 @@ def test_a_large_query_through_a_slow_tcp_path(keys):
     count = 1200
     pg = Instance("slow-tcp-pg", PG_CONF + ["bothy.presence_flush_interval = '5s'",
                                             "bothy.presence_ttl = '30s'"])
-    pg.start()
-    proxy = TcpToUnix(pg, slow=True)
-    node = Gateway("slow-tcp-node", pg, keys)
-    node.conninfo = "host=127.0.0.1 port=%d dbname=bothy_test user=postgres" % proxy.port
-    node.args[node.args.index("--database") + 1] = node.conninfo
     tokens = [keys.person() for _ in range(count)]
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))   # the node inherits it
 
     async def go():
         replies = await asyncio.gather(*(identify(node.url, token) for token in tokens))
@@ -300,13 +294,20 @@ def test_a_large_query_through_a_slow_tcp_path(keys):
                                 timeout=3 * PRESENCE_INTERVAL, what="every session's presence row")
         for ws, _ in replies:
             await ws.close()
-    try:
+    # each part is undone even when a later one fails to start
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.ExitStack() as undo:
+        undo.callback(resource.setrlimit, resource.RLIMIT_NOFILE, (soft, hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))   # the node inherits it
+        undo.callback(pg.close)
+        pg.start()
+        proxy = TcpToUnix(pg, slow=True)
+        undo.callback(proxy.close)
+        node = Gateway("slow-tcp-node", pg, keys)
+        node.conninfo = "host=127.0.0.1 port=%d dbname=bothy_test user=postgres" % proxy.port
+        node.args[node.args.index("--database") + 1] = node.conninfo
+        undo.callback(node.stop)
         node.start()
         run(go())
         assert node.metric(FAILURES) == 0
         assert "database call timed out" not in node.log
-    finally:
-        node.stop()
-        proxy.close()
-        pg.close()
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
