@@ -8,6 +8,7 @@
  * ready, so a reconnect resumes the same session on whichever node answers.
  */
 
+import { checkItems, checkQuery, checkUuid } from "./args.js";
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.js";
 import { decideClose, type CloseReason } from "./close-codes.js";
 import { Emitter } from "./emitter.js";
@@ -67,6 +68,8 @@ export interface ConnectOptions {
   backoff?: BackoffOptions;
   /** the node's --typing-interval in ms (default 1000, 0: none) */
   typingIntervalMs?: number;
+  /** how many runs client.runs keeps, the most recently updated (default 1000, 1 to 1000000) */
+  maxRuns?: number;
   /** send idle when the page is hidden (default true where there is a page; never on an agent's connection) */
   autoIdle?: boolean;
 }
@@ -85,7 +88,7 @@ export class Client extends Emitter<ClientEvents> {
   ready: Ready | null = null;
   /** person or agent, from the first ready */
   kind: "person" | "agent" | null = null;
-  /** the newest snapshot of each run seen (run.updated, coalesced by version) */
+  /** the newest snapshot of each run seen (run.updated, coalesced by version), the maxRuns most recently updated, oldest first */
   readonly runs = new Map<string, RunDocument>();
 
   private readonly opts: ConnectOptions;
@@ -120,6 +123,9 @@ export class Client extends Emitter<ClientEvents> {
     const ti = opts.typingIntervalMs;
     if (ti !== undefined && !(Number.isInteger(ti) && ti >= 0 && ti <= 60000))
       throw new RangeError("typingIntervalMs must be an integer from 0 to 60000");
+    const mr = opts.maxRuns;
+    if (mr !== undefined && !(Number.isInteger(mr) && mr >= 1 && mr <= 1000000))
+      throw new RangeError("maxRuns must be an integer from 1 to 1000000");
     this.opts = opts;
     this.WS = webSocketClass(opts.WebSocket);
     this.resumeToken = opts.resumeToken ?? null;
@@ -146,18 +152,21 @@ export class Client extends Emitter<ClientEvents> {
 
   /** The thread the person looks at (null: none); sent again after every reconnect. */
   focus(thread: string | null): boolean {
+    if (thread !== null) checkUuid("thread", thread);
     this.focusThread = thread;
     return this.send({ op: "focus", thread });
   }
 
   /** Whether the person is idle on this device; sent again after every reconnect. */
   idle(idle: boolean): boolean {
+    if (typeof idle !== "boolean") throw new TypeError("idle must be a boolean");
     this.isIdle = idle;
     return this.send({ op: "idle", idle });
   }
 
   /** A keystroke in a thread: sent at most once per thread per typingIntervalMs, 4 threads per interval; true when sent. */
   typing(thread: string): boolean {
+    checkUuid("thread", thread);
     if (this.state !== "connected") return false;
     const now = Date.now();
     const every = this.opts.typingIntervalMs ?? 1000;
@@ -174,6 +183,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** An agent's state (online or busy), kept and sent again after every reconnect. */
   setAgentState(state: "online" | "busy"): boolean {
+    if (state !== "online" && state !== "busy") throw new TypeError('state must be "online" or "busy"');
     this.agentState = state;
     return this.send({ op: "heartbeat", state });
   }
@@ -186,6 +196,8 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Persons: ask an agent's consumer on this node; resolves with its items ([] when nobody answered or the connection dropped). */
   autocomplete(agent: string, query: string): Promise<AutocompleteItem[]> {
+    checkUuid("agent", agent);
+    checkQuery(query);
     const ref = "r" + ++this.refs;
     if (!this.send({ op: "autocomplete", agent, ref, query })) return Promise.resolve([]);
     return new Promise((resolve) => this.pending.set(ref, resolve));
@@ -193,6 +205,8 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Agents: the answer to an autocomplete_request. */
   answerAutocomplete(request: string, items: AutocompleteItem[]): boolean {
+    checkUuid("request", request);
+    checkItems(items);
     return this.send({ op: "autocomplete_answer", request, items });
   }
 
@@ -294,7 +308,10 @@ export class Client extends Emitter<ClientEvents> {
         const doc = data as RunDocument;
         const seen = this.runs.get(doc.run);
         if (seen && seen.version >= doc.version) return;
+        /* a long-lived page sees runs without end: keep the newest, drop the least recently updated */
+        this.runs.delete(doc.run);
         this.runs.set(doc.run, doc);
+        if (this.runs.size > (this.opts.maxRuns ?? 1000)) this.runs.delete(this.runs.keys().next().value as string);
         this.emit("run", doc);
         break;
       }

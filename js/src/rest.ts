@@ -6,6 +6,8 @@
  * "error" code, so an application switches on codes, never on text.
  */
 
+import { checkUuid, isUuid } from "./args.js";
+
 export interface RestOptions {
   /** http(s) URL the paths are resolved against: the edge or a node (in a page: its origin by default) */
   base?: string;
@@ -100,14 +102,12 @@ export async function terminalHosts(o: RestOptions): Promise<TerminalHost[]> {
   return (await call<{ hosts: TerminalHost[] }>(o, "GET", "v1/terminal/hosts", 200)).hosts;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /* A grant is used as it comes (its session in the next attach's path, its
  * stream as the URL, its token sent): one that is not what protocol.md
  * says is a RestError "bad_grant", never a TypeError later. */
 async function grant(answer: Promise<TerminalGrant>): Promise<TerminalGrant> {
   const g = (await answer) as Partial<TerminalGrant> | null;
-  if (!g || typeof g.session !== "string" || !UUID.test(g.session) || g.stream !== "/terminal/stream/" + g.session
+  if (!g || !isUuid(g.session) || g.stream !== "/terminal/stream/" + g.session
     || typeof g.token !== "string" || !/^[\x21-\x7e]{1,1024}$/.test(g.token))
     throw new RestError(201, "bad_grant");
   return g as TerminalGrant;
@@ -119,11 +119,13 @@ export function openTerminalSession(o: RestOptions, host: string): Promise<Termi
 }
 
 /** POST /v1/terminal/sessions/<id>/attach: a fresh grant for a detached session. */
-export function attachTerminalSession(o: RestOptions, session: string): Promise<TerminalGrant> {
+export async function attachTerminalSession(o: RestOptions, session: string): Promise<TerminalGrant> {
+  checkUuid("session", session);   /* it goes into the path */
   return grant(call<TerminalGrant>(o, "POST", `v1/terminal/sessions/${session}/attach`, 201, {}));
 }
 
 /** DELETE /v1/terminal/sessions/<id>: ends the session (also when it ended already). */
 export async function endTerminalSession(o: RestOptions, session: string, keepalive = false): Promise<void> {
+  checkUuid("session", session);
   await call<null>(o, "DELETE", `v1/terminal/sessions/${session}`, 204, undefined, keepalive);
 }

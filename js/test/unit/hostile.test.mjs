@@ -10,37 +10,10 @@ import assert from "node:assert/strict";
 import { WebSocketServer, WebSocket as WsWebSocket } from "ws";
 import { connect, TerminalSession } from "../../dist/index.js";
 import { WebSocketImpl } from "../platform-ws.mjs";
-
-const READY = JSON.stringify({ op: "ready", session: "s", bind: "b", resume: "r1", node: "n", heartbeat_ms: 30000 });
-
-/* A fake node: answers every identify or resume with reply(conn, index). */
-function fakeNode(reply) {
-  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  const node = { wss, connections: 0, received: [], url: "" };
-  wss.on("connection", (ws) => {
-    const index = node.connections++;
-    ws.on("message", (data, binary) => {
-      node.received.push(binary ? data : String(data));
-      if (node.received.length && !binary && /"op":"(identify|resume)"/.test(String(data))) reply(ws, index);
-    });
-  });
-  return new Promise((resolve) => wss.on("listening", () => {
-    node.url = `ws://127.0.0.1:${wss.address().port}/gateway`;
-    resolve(node);
-  }));
-}
+import { READY, fakeNode, until } from "../fake-node.mjs";
 
 const nodes = [];
 after(() => { for (const n of nodes) n.wss.close(); });
-
-async function until(fn, ms, what) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (fn()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`${what}: not within ${ms} ms`);
-}
 
 /* Uncaught exceptions fail node:test on their own; this also catches any rejection. */
 const thrown = [];
