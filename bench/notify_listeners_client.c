@@ -90,6 +90,20 @@ connect_one(void)
 	return pg;
 }
 
+/* The fan-out worker's transactions so far (bothy.metrics(), sql-api.md). */
+static uint64_t
+fanout_batches(PGconn *admin)
+{
+	PGresult   *r = PQexec(admin, "SELECT coalesce(sum(value) FILTER (WHERE metric = 'fanout_batches'), 0)::bigint FROM bothy.metrics()");
+	uint64_t	n;
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+		die("bothy.metrics()", admin);
+	n = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return n;
+}
+
 static void
 command(PGconn *pg, const char *sql)
 {
@@ -181,7 +195,9 @@ main(int argc, char **argv)
 	int			listener_pid[MAX_LISTENERS],
 				producer_pid[PRODUCERS],
 				worker_pid = 0;
-	uint64_t	cpu_l0[MAX_LISTENERS],
+	uint64_t	batches0,
+				batches,
+				cpu_l0[MAX_LISTENERS],
 				cpu_p0[PRODUCERS],
 				cpu_w0 = 0,
 				cpu_l = 0,
@@ -283,6 +299,7 @@ main(int argc, char **argv)
 	for (int p = 0; p < PRODUCERS; p++)
 		cpu_p0[p] = cpu_ns(producer_pid[p]);
 	cpu_w0 = cpu_ns(worker_pid);
+	batches0 = fanout_batches(admin);
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now();
 
@@ -438,6 +455,9 @@ main(int argc, char **argv)
 		for (int p = 0; p < PRODUCERS; p++)
 			cpu_p += cpu_ns(producer_pid[p]) - cpu_p0[p];
 		cpu_w = cpu_ns(worker_pid) - cpu_w0;
+		while ((r = PQgetResult(admin)) != NULL)	/* a sample still in flight */
+			PQclear(r);
+		batches = fanout_batches(admin) - batches0;
 		getrusage(RUSAGE_SELF, &ru1);
 		client_cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
 			(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
@@ -448,7 +468,8 @@ main(int argc, char **argv)
 		printf(" listener_us=%.2f worker_us=%.2f producer_us=%.2f listener_cores=%.3f client_cores=%.3f",
 			   cpu_l / 1e3 / (double) total / nl, cpu_w / 1e3 / (double) total, cpu_p / 1e3 / (double) total,
 			   cpu_l / 1e9 / elapsed, client_cpu / elapsed);
-		printf(" usage_max=%.8f", usage_max);
+		/* the worker's transactions: each wakes every listener once, whatever it carries */
+		printf(" batches=%" PRIu64 " usage_max=%.8f", batches, usage_max);
 		if (freeze_at < 0)
 		{
 			latency(s, 0, total, need, &p50, &p99, &c50);
