@@ -7,6 +7,9 @@
  *   notify_listeners_client PATH LISTENERS RATE BYTES SECONDS [FREEZE_AT FREEZE_FOR]
  *   PATH: bothy   SELECT bothy.publish($1), a gateway.run signal of 188 bytes
  *                 (BYTES must be 188: the codec admits no padding, signals.md)
+ *         bothy/K the same, K signals per producer transaction (RATE counts
+ *                 signals): the worker's batches grow, and a listener's cost
+ *                 splits into its cost per wake and per further signal
  *         notify  SELECT pg_notify('ephemeral', $1) from a plain session, the
  *                 same 188 bytes, or a padded payload of BYTES bytes
  *   (libpq's PG* environment; the fan-out worker found in pg_stat_activity)
@@ -148,6 +151,35 @@ idle_producer(const int *inflight_seq)
 	return false;
 }
 
+/* K payloads from SEQ on as a text[] literal: each element quoted, its quotes escaped. */
+static void
+payload_list(char *out, size_t cap, uint64_t seq, int k)
+{
+	char		one[512];
+	size_t		n = 0;
+
+	out[n++] = '{';
+	for (int i = 0; i < k; i++)
+	{
+		int			len = payload(one, sizeof(one), seq + i, 188);
+
+		if (n + 2 * (size_t) len + 4 >= cap)
+			die("the list of payloads is too long", NULL);
+		if (i > 0)
+			out[n++] = ',';
+		out[n++] = '"';
+		for (int c = 0; c < len; c++)
+		{
+			if (one[c] == '"' || one[c] == '\\')
+				out[n++] = '\\';
+			out[n++] = one[c];
+		}
+		out[n++] = '"';
+	}
+	out[n++] = '}';
+	out[n] = '\0';
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -204,6 +236,9 @@ main(int argc, char **argv)
 				cpu_p = 0,
 				cpu_w = 0;
 	const char *path;
+	int			per_tx = 1;
+	bool		bothy;
+	static char list[65536];
 	int			nl,
 				bytes;
 	double		rate,
@@ -242,16 +277,18 @@ main(int argc, char **argv)
 		freeze_at = atof(argv[6]);
 		freeze_for = atof(argv[7]);
 	}
-	if ((strcmp(path, "bothy") != 0 && strcmp(path, "notify") != 0) || nl < 1 || nl > MAX_LISTENERS ||
+	bothy = strcmp(path, "bothy") == 0 || sscanf(path, "bothy/%d", &per_tx) == 1;
+	if ((!bothy && strcmp(path, "notify") != 0) || per_tx < 1 || per_tx > 100 || nl < 1 || nl > MAX_LISTENERS ||
 		rate <= 0 || rate > 100000 || bytes < 188 || bytes > 7999 || secs <= 0 || secs > 600 ||
-		(strcmp(path, "bothy") == 0 && bytes != 188) || (argc == 8 && (nl < 2 || freeze_for <= 0)))
+		(bothy && bytes != 188) || (argc == 8 && (nl < 2 || freeze_for <= 0)))
 	{
 		fprintf(stderr, "notify_listeners_client: bad arguments (bothy carries 188 bytes only; 1..%d listeners, 2 or more to freeze one)\n",
 				MAX_LISTENERS);
 		return 2;
 	}
-	sql = strcmp(path, "bothy") == 0 ? "SELECT bothy.publish($1)" : "SELECT pg_notify('ephemeral', $1)";
-	total = (uint64_t) (rate * secs);
+	sql = !bothy ? "SELECT pg_notify('ephemeral', $1)" :
+		per_tx == 1 ? "SELECT bothy.publish($1)" : "SELECT count(bothy.publish(p)) FROM unnest($1::text[]) AS p";
+	total = (uint64_t) (rate * secs) / per_tx * per_tx;
 	s = calloc(total + 1, sizeof(sent));
 
 	admin = connect_one();
@@ -278,7 +315,7 @@ main(int argc, char **argv)
 	{
 		producer[p] = connect_one();
 		/* the function and the catalog cached before the clock starts */
-		command(producer[p], strcmp(path, "bothy") == 0 ? "SELECT bothy.publish('{\"kind\":\"terminal.log\",\"seq\":0}')" :
+		command(producer[p], bothy ? "SELECT bothy.publish('{\"kind\":\"terminal.log\",\"seq\":0}')" :
 				"SELECT pg_notify('bench_warm', 'x')");
 		producer_pid[p] = PQbackendPID(producer[p]);
 		inflight_seq[p] = -1;
@@ -334,12 +371,17 @@ main(int argc, char **argv)
 				;
 			if (p == PRODUCERS)
 				break;			/* both busy: the rate is not kept, the figure shows it */
-			payload(buf, sizeof(buf), next, bytes);
-			values[0] = buf;
-			s[next].call = now();
+			if (per_tx == 1)
+				payload(buf, sizeof(buf), next, bytes);
+			else
+				payload_list(list, sizeof(list), next, per_tx);
+			values[0] = per_tx == 1 ? buf : list;
+			for (int k = 0; k < per_tx; k++)
+				s[next + k].call = now();
 			if (!PQsendQueryParams(producer[p], sql, 1, NULL, values, NULL, NULL, 0))
 				die("send", producer[p]);
-			inflight_seq[p] = (int) next++;
+			inflight_seq[p] = (int) next;
+			next += per_tx;
 		}
 		/* one queue-usage sample at a time */
 		if (!sampling && t - last_sample >= SAMPLE_EVERY)
@@ -410,9 +452,10 @@ main(int argc, char **argv)
 					die("signal refused", producer[p]);
 				PQclear(r);
 			}
-			s[inflight_seq[p]].commit = now();
+			for (int k = 0; k < per_tx; k++)
+				s[inflight_seq[p] + k].commit = now();
 			inflight_seq[p] = -1;
-			done_sends++;
+			done_sends += per_tx;
 		}
 		if (sampling)
 		{
