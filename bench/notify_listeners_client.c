@@ -233,6 +233,7 @@ main(int argc, char **argv)
 				cpu_p0[PRODUCERS],
 				cpu_w0 = 0,
 				cpu_l = 0,
+				cpu_lmax = 0,
 				cpu_p = 0,
 				cpu_w = 0;
 	const char *path;
@@ -491,7 +492,11 @@ main(int argc, char **argv)
 
 		for (int i = 0; i < nl; i++)
 		{
-			cpu_l += cpu_ns(listener_pid[i]) - cpu_l0[i];
+			uint64_t	one = cpu_ns(listener_pid[i]) - cpu_l0[i];
+
+			cpu_l += one;
+			if (one > cpu_lmax)
+				cpu_lmax = one;
 			if (got[i] < minimum)
 				minimum = got[i];
 		}
@@ -508,8 +513,8 @@ main(int argc, char **argv)
 		printf("path=%s listeners=%d rate=%.0f bytes=%d sent=%" PRIu64 " send_secs=%.2f elapsed=%.2f min_received=%" PRIu64,
 			   path, nl, rate, bytes, done_sends, s[total - 1].call - t0, elapsed, minimum);
 		/* CPU: us per signal per listening backend, per signal in the worker and the producers */
-		printf(" listener_us=%.2f worker_us=%.2f producer_us=%.2f listener_cores=%.3f client_cores=%.3f",
-			   cpu_l / 1e3 / (double) total / nl, cpu_w / 1e3 / (double) total, cpu_p / 1e3 / (double) total,
+		printf(" listener_us=%.2f listener_max_us=%.2f worker_us=%.2f producer_us=%.2f listener_cores=%.3f client_cores=%.3f",
+			   cpu_l / 1e3 / (double) total / nl, cpu_lmax / 1e3 / (double) total, cpu_w / 1e3 / (double) total, cpu_p / 1e3 / (double) total,
 			   cpu_l / 1e9 / elapsed, client_cpu / elapsed);
 		/* the worker's transactions: each wakes every listener once, whatever it carries */
 		printf(" batches=%" PRIu64 " usage_max=%.8f", batches, usage_max);
