@@ -28,11 +28,10 @@
 
 #include <libpq-fe.h>
 
+#include "audience_ask.h"
 #include "core/uuidlist.h"
 #include "uuid.h"
 
-#define HEAD 64					/* GW_AUDIENCE_FIRST */
-#define PART 1000				/* GW_AUDIENCE_PART */
 #define MAX_ROUNDS 64
 
 typedef struct variant
@@ -43,7 +42,7 @@ typedef struct variant
 	bool		sorted;
 } variant;
 
-#define PART_SQL(fn) "SELECT (SELECT string_agg(p::text, ',') FROM " fn "($1::uuid, $2::uuid[]) AS p)"
+#define PART_SQL(fn) AUDIENCE_PART_SQL(fn)
 
 static const variant variants[] = {
 	{"0.3.0 body (SQL probes), text, hub order", PART_SQL("bench.probe_audience"), false, false},
@@ -54,12 +53,6 @@ static const variant variants[] = {
 
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
-static void
-die(const char *what, PGconn *pg)
-{
-	fprintf(stderr, "seam_audience_client: %s: %s\n", what, pg != NULL ? PQerrorMessage(pg) : "");
-	exit(1);
-}
 
 static double
 now_ms(void)
@@ -85,102 +78,18 @@ cpu_ms(int pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (f == NULL || fgets(buf, sizeof(buf), f) == NULL)
-		die("cannot read the backend's /proc stat", NULL);
+		audience_die("cannot read the backend's /proc stat", NULL);
 	fclose(f);
 	p = strrchr(buf, ')');		/* after the command name, which may hold spaces */
 	for (field = 2; p != NULL && field < 14; field++)
 		p = strchr(p + 1, ' ');
 	if (p == NULL || sscanf(p + 1, "%lu %lu", &utime, &stime) != 2)
-		die("the backend's /proc stat not understood", NULL);
+		audience_die("the backend's /proc stat not understood", NULL);
 	return (double) (utime + stime) * 1000.0 / (double) sysconf(_SC_CLK_TCK);
 }
 
-/* The persons of a table, in its physical order (the hub's is a hash's: as random). */
-static bothy_uuid *
-load_persons(PGconn *pg, const char *table, size_t *n)
-{
-	char		sql[256];
-	PGresult   *res;
-	bothy_uuid *out;
-	size_t		i;
 
-	snprintf(sql, sizeof(sql), "SELECT person::text FROM %s", table);
-	res = PQexec(pg, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		die("reading the persons", pg);
-	*n = (size_t) PQntuples(res);
-	out = malloc(*n * sizeof(*out));
-	for (i = 0; out != NULL && i < *n; i++)
-		if (!bothy_uuid_parse(PQgetvalue(res, (int) i, 0), BOTHY_UUID_STRLEN, &out[i]))
-			die("a person is not a UUID", NULL);
-	PQclear(res);
-	return out;
-}
 
-/* One call with the persons of a part; the admitted count into *admitted. */
-static void
-ask_part(PGconn *pg, const variant *v, const char *thread, const bothy_uuid *persons,
-		 size_t n, size_t *admitted)
-{
-	const char *values[2] = {thread, NULL};
-	int			lengths[2] = {0, 0},
-				formats[2] = {0, v->binary ? 1 : 0};
-	char	   *list;
-	PGresult   *res;
-
-	if (v->binary)
-		list = gw_uuid_array_binary(persons, n, &lengths[1]);
-	else
-		list = gw_uuid_array_literal(persons, n);
-	if (list == NULL)
-		die("out of memory", NULL);
-	values[1] = list;
-	res = PQexecParams(pg, v->sql, 2, NULL, values, lengths, formats, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		die("the audience call", pg);
-	if (!PQgetisnull(res, 0, 0))
-		*admitted += (strlen(PQgetvalue(res, 0, 0)) + 1) / (BOTHY_UUID_STRLEN + 1);
-	PQclear(res);
-	free(list);
-}
-
-/* One delivery: the head, then the rest in parts of nearly equal size, as clients/audience.c splits. */
-static size_t
-deliver(PGconn *pg, const variant *v, const char *thread, const bothy_uuid *persons, size_t n)
-{
-	size_t		admitted = 0,
-				first = n < HEAD ? n : HEAD,
-				rest = n - first,
-				more = (rest + PART - 1) / PART,
-				from = first,
-				i;
-
-	ask_part(pg, v, thread, persons, first, &admitted);
-	for (i = 0; i < more; i++)
-	{
-		size_t		count = rest / more + (i < rest % more ? 1 : 0);
-
-		ask_part(pg, v, thread, persons + from, count, &admitted);
-		from += count;
-	}
-	return admitted;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t) n, sizeof(*v), by_value);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void
 run_case(PGconn *pg, int backend, const char *spec, int rounds, int deliveries)
@@ -199,18 +108,18 @@ run_case(PGconn *pg, int backend, const char *spec, int rounds, int deliveries)
 	size_t		k;
 
 	if (sscanf(spec, "%127[^:]:%36[^:]:%63s", label, thread, table) != 3)
-		die("a case is label:thread:persons_table", NULL);
-	hub = load_persons(pg, table, &n);
+		audience_die("a case is label:thread:persons_table", NULL);
+	hub = audience_load_persons(pg, table, &n);
 	sorted = malloc(n * sizeof(*sorted));
 	if (hub == NULL || sorted == NULL)
-		die("out of memory", NULL);
+		audience_die("out of memory", NULL);
 	memcpy(sorted, hub, n * sizeof(*sorted));
 	gw_uuid_sort(sorted, n);
 	for (k = 0; k < NVARIANTS; k++)	/* warm: plans, caches, the buffer pool */
-		admitted[k] = deliver(pg, &variants[k], thread, variants[k].sorted ? sorted : hub, n);
+		admitted[k] = audience_deliver(pg, variants[k].sql, variants[k].binary, thread, variants[k].sorted ? sorted : hub, n);
 	for (k = 1; k < NVARIANTS; k++)
 		if (admitted[k] != admitted[0])
-			die("the variants admit different persons", NULL);
+			audience_die("the variants admit different persons", NULL);
 	for (r = 0; r < rounds; r++)
 	{
 		for (k = 0; k < NVARIANTS; k++)
@@ -221,7 +130,7 @@ run_case(PGconn *pg, int backend, const char *spec, int rounds, int deliveries)
 			int			d;
 
 			for (d = 0; d < deliveries; d++)
-				deliver(pg, &variants[v], thread, variants[v].sorted ? sorted : hub, n);
+				audience_deliver(pg, variants[v].sql, variants[v].binary, thread, variants[v].sorted ? sorted : hub, n);
 			wall[v][r] = (now_ms() - t0) / deliveries;
 			cpu[v][r] = (cpu_ms(backend) - c0) / deliveries;
 		}
@@ -229,13 +138,13 @@ run_case(PGconn *pg, int backend, const char *spec, int rounds, int deliveries)
 			ratio[k][r] = cpu[0][r] > 0 ? cpu[k][r] / cpu[0][r] : 0;
 	}
 	printf("%s: %zu persons asked per delivery (a head of %d, then parts of at most %d), %zu admitted\n",
-		   label, n, HEAD, PART, admitted[0]);
+		   label, n, AUDIENCE_HEAD, AUDIENCE_PART, admitted[0]);
 	printf("  %-44s %14s %14s %22s\n", "variant", "backend CPU ms", "wall ms", "CPU against the first");
 	for (k = 0; k < NVARIANTS; k++)
 	{
-		double		c = median(cpu[k], rounds),
-					w = median(wall[k], rounds),
-					q = median(ratio[k], rounds);
+		double		c = audience_median(cpu[k], rounds),
+					w = audience_median(wall[k], rounds),
+					q = audience_median(ratio[k], rounds);
 
 		printf("  %-44s %14.2f %14.2f %22.2f\n", variants[k].name, c, w, q);
 	}
@@ -262,10 +171,10 @@ main(int argc, char **argv)
 	}
 	pg = PQconnectdb("");
 	if (PQstatus(pg) != CONNECTION_OK)
-		die("connecting", pg);
+		audience_die("connecting", pg);
 	res = PQexec(pg, "SELECT pg_backend_pid()");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		die("pg_backend_pid", pg);
+		audience_die("pg_backend_pid", pg);
 	backend = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	for (i = 3; i < argc; i++)
