@@ -136,9 +136,10 @@ static const IntSetting int_settings[] = {
 		"within this closes it with 4009. No session.open is sent within twice this of a "
 		"second connection's first announcement."},
 	{"terminal_idle_timeout", &bothy_terminal_idle_timeout_ms, 1800000, 60000, 86400000, MS,
-		"How long a terminal session may pass no bytes before it ends as idle.",
-		"A relay with no bytes either way for this long ends the session with close detail idle; "
-		"the maintenance worker ends a session detached for this plus bothy.terminal_idle_grace."},
+		"How long a terminal session may see no keystroke and no output shown before it ends as idle.",
+		"A pairing with no byte from the device and no output the device acknowledged reading for this "
+		"long ends with close detail idle; the maintenance worker ends a session detached for this plus "
+		"bothy.terminal_idle_grace."},
 	{"terminal_idle_grace", &bothy_terminal_idle_grace_ms, 30000, 1000, 600000, MS,
 		"Slack added to the idle timeout by the edge and the maintenance worker.",
 		"The edge's stream timeout is bothy.terminal_idle_timeout plus this, so the edge never "
