@@ -85,7 +85,7 @@ bothy_queue_release(uint32 bytes)
 
 void
 bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
-						   const BothyQueueTag *tags, int count, uint32 bytes)
+						   const BothyQueueTag *tags, int count, uint32 bytes, uint64 fence)
 {
 	uint64		pos;
 
@@ -102,11 +102,14 @@ bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
 	Assert(pos - bothy_shared->queue_head == bytes);
 	bothy_shared->queue_head = pos;
 	bothy_shared->queue_reserved -= bytes;
+	if (fence > bothy_shared->queue_fence)
+		bothy_shared->queue_fence = fence;
 	LWLockRelease(bothy_shared->queue_lock);
 }
 
 int
-bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken)
+bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken,
+				 uint64 *fence)
 {
 	uint64		pos;
 	uint64		head;
@@ -130,6 +133,7 @@ bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken
 	}
 	*bytes_taken = (uint32) (pos - bothy_shared->queue_tail);
 	bothy_shared->queue_tail = pos;
+	*fence = bothy_shared->queue_fence;
 	LWLockRelease(bothy_shared->queue_lock);
 	return taken;
 }

@@ -41,13 +41,20 @@ extern void bothy_queue_tag_of(const bothy_signal *sig, BothyQueueTag *tag);
 
 extern bool bothy_queue_reserve(uint32 bytes);
 extern void bothy_queue_release(uint32 bytes);
-/* Write entries into a reservation of exactly the bytes they take. */
+/*
+ * Write entries into a reservation of exactly the bytes they take; fence is
+ * a WAL position at or after the producer's commit record and after every
+ * commit visible when it committed (stage.c).
+ */
 extern void bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
-									   const BothyQueueTag *tags, int count, uint32 bytes);
+									   const BothyQueueTag *tags, int count, uint32 bytes,
+									   uint64 fence);
 /*
  * Take whole entries from the queue into buf (at most bufsize bytes and
- * max_entries entries); returns the number of entries taken.
+ * max_entries entries); returns the number of entries taken.  *fence: the
+ * highest fence written so far, at or after every taken entry's own.
  */
-extern int	bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken);
+extern int	bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken,
+							 uint64 *fence);
 
 #endif							/* BOTHY_SIGNAL_QUEUE_H */

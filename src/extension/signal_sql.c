@@ -120,6 +120,16 @@ stage_payload(const char *payload, size_t len, const char *kind)
 			break;
 	}
 
+	/*
+	 * A fence is the fan-out worker's alone: a producer's fence could claim
+	 * a WAL position below its own commit and let a standby answer a
+	 * delivery's read before that commit is replayed (docs/signals.md,
+	 * "The fence").
+	 */
+	if (sig.kind == BOTHY_KIND_WAL_FENCE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kind \"wal.fence\" is sent by the fan-out worker only")));
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, &sig);
