@@ -10,6 +10,7 @@ import psycopg2
 import pytest
 
 from conftest import Instance, Listener, new_id, poll_until
+from test_fanout import worker_pid
 
 PUBLISH = "SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))"
 
@@ -17,11 +18,6 @@ PUBLISH = "SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_
 def lsn_number(text):
     hi, lo = text.split("/")
     return int(hi, 16) << 32 | int(lo, 16)
-
-
-def worker_pid(inst):
-    rows = inst.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")
-    return rows[0][0] if rows else None
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,23 @@
 #include "core/route.h"
 #include "signal.h"
 
+/*
+ * The fence of the signal handed to the routes now (gw_listener_fence):
+ * the last wal.fence heard, for the signals the same process notified
+ * after it (the fan-out worker notifies a batch's fence first, in the
+ * batch's transaction, docs/signals.md "The fence"); 0 for any other
+ * process's, a producer's fallback NOTIFY, which carries none.
+ */
+static int fence_pid;
+static uint64_t fence_lsn;
+static uint64_t current_fence;
+
+uint64_t
+gw_listener_fence(void)
+{
+	return current_fence;
+}
+
 struct gw_listener
 {
 	gw_pgconn	pc;
@@ -75,7 +92,7 @@ listen_done(gw_listener *l, bool ok)
  * delivers its events locally before it sends them).
  */
 static void
-hand_to_routes(const char *payload, size_t len)
+hand_to_routes(const char *payload, size_t len, int be_pid)
 {
 	bothy_signal sig;
 	bothy_decode_error err;
@@ -95,9 +112,18 @@ hand_to_routes(const char *payload, size_t len)
 		case BOTHY_DECODE_OK:
 			break;
 	}
+	if (sig.kind == BOTHY_KIND_WAL_FENCE)
+	{
+		fence_pid = be_pid;
+		fence_lsn = (uint64_t) sig.lsn;
+		gw_stats.signals_received[sig.kind]++;
+		return;
+	}
+	current_fence = be_pid == fence_pid ? fence_lsn : 0;
 	for (i = 0; i < gw_route_count(); i++)
 		if (gw_route_at(i)->signal != NULL && gw_route_at(i)->signal(&sig))
 			own = true;
+	current_fence = 0;
 	if (own)
 		gw_stats.signals_own++;
 	else
@@ -139,7 +165,7 @@ listener_io(gw_pgconn *pc)
 	while ((n = PQnotifies(pc->pg)) != NULL)
 	{
 		if (strcmp(n->relname, "ephemeral") == 0)
-			hand_to_routes(n->extra, strlen(n->extra));
+			hand_to_routes(n->extra, strlen(n->extra), n->be_pid);
 		PQfreemem(n);
 	}
 	if (PQstatus(pc->pg) == CONNECTION_BAD)
@@ -159,6 +185,7 @@ listener_down(gw_pgconn *pc)
 	}
 	l->lost = true;
 	l->listening = false;
+	fence_pid = 0;				/* a batch's fence may have been missed */
 	gw_stats.listener_up = 0;
 }
 

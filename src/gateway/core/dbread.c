@@ -1,0 +1,645 @@
+/*
+ * core/dbread.c
+ *		Reads on hot standbys (see dbread.h; docs/standbys.md).
+ *
+ * Why a check before each read: a call carries the fence of the signals
+ * it delivers (the fan-out worker's wal.fence, docs/signals.md), and a
+ * standby may answer it only once pg_last_wal_replay_lsn() is at or past
+ * that fence.  The check is one statement and the read another, sent only
+ * after the check's answer came back: the read's snapshot is taken after
+ * the replay position was seen, so it shows every commit up to the fence
+ * (a standby makes a commit visible when it replays its record, in WAL
+ * order).  A connection remembers the highest position it saw, so a read
+ * whose fence is below it needs no check; a reconnect forgets it, since a
+ * standby started again may have replayed less than before.
+ *
+ * A standby leaves the rotation for --database-read-retry when it is not
+ * in recovery (promoted, or never a standby: it would answer from a
+ * history of its own), when a read waited --database-read-wait for it in
+ * vain (it lags past the bound), or while none of its connections is up;
+ * its calls then go to the primary, each counted as a fallback.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/db.h"
+#include "core/dbread.h"
+#include "core/log.h"
+#include "core/pgconn.h"
+
+/* A standby's replay is looked at again this often while a read waits. */
+#define RECHECK_US 200
+
+static const char sql_check[] =
+"SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery()";
+
+typedef struct standby standby;
+
+typedef struct rslot
+{
+	gw_pgconn	pc;
+	standby    *sb;
+	gw_db_call *call;			/* held here (checking or reading), or NULL */
+	bool		checking;		/* the check runs, not the read */
+	bool		busy;			/* a statement is in flight */
+	PGresult   *first;
+	uint64_t	seen;			/* highest replay position seen on this connection */
+	lws_sorted_usec_list_t sul_recheck;
+} rslot;
+
+struct standby
+{
+	gw_dbread  *r;
+	int			index;			/* 1-based: the label of /metrics (never the conninfo) */
+	rslot	   *slots;
+	int			nslots;
+	lws_usec_t	out_until;		/* out of rotation until then; 0: in */
+	uint64_t	replay;			/* the highest replay position seen */
+	int64_t		lag_bytes;		/* the newest fence waited for minus replay, at its check */
+	bool		was_up;
+};
+
+struct gw_dbread
+{
+	gw_db	   *db;
+	struct lws_context *context;
+	standby    *sbs;
+	int			n;
+	int			next;			/* round robin */
+	int			wait_ms;
+	int			retry_ms;
+	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
+	lws_sorted_usec_list_t sul_queue;	/* the head's wait_until */
+};
+
+gw_read_stats gw_read_stats_now;
+gw_dbread  *gw_dbread_current;
+
+static const double wait_buckets[GW_N_READ_WAIT_BUCKETS] = GW_READ_WAIT_BUCKETS;
+static const char *const fallback_names[GW_READ_FALLBACK_COUNT] = {"wait", "out", "error"};
+
+static void dispatch(gw_dbread *r);
+
+static void
+count_wait(double seconds)
+{
+	int			i;
+
+	gw_read_stats_now.wait_count++;
+	gw_read_stats_now.wait_seconds_sum += seconds;
+	for (i = 0; i < GW_N_READ_WAIT_BUCKETS; i++)
+		if (seconds <= wait_buckets[i])
+		{
+			gw_read_stats_now.wait_bucket[i]++;
+			break;
+		}
+}
+
+static bool
+in_rotation(standby *sb, lws_usec_t now)
+{
+	int			i;
+
+	if (sb->out_until != 0 && now < sb->out_until)
+		return false;
+	for (i = 0; i < sb->nslots; i++)
+		if (sb->slots[i].pc.state == GW_PG_UP)
+			return true;
+	return false;
+}
+
+static void
+take_out(standby *sb, const char *why)
+{
+	sb->out_until = lws_now_usecs() + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
+	gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+}
+
+/* The call goes to the primary, counted by why. */
+static void
+to_primary(gw_db_call *c, gw_read_fallback why)
+{
+	gw_read_stats_now.fallbacks[why]++;
+	gw_db_to_primary(c);
+}
+
+/* Frees the slot of its call; the caller decides where the call goes. */
+static gw_db_call *
+release(rslot *s)
+{
+	gw_db_call *c = s->call;
+
+	s->call = NULL;
+	s->checking = false;
+	lws_sul_cancel(&s->sul_recheck);
+	if (c != NULL)
+		gw_db_call_read(c)->slot = NULL;
+	return c;
+}
+
+static bool
+send_statement(rslot *s, bool check)
+{
+	gw_db_call *c = s->call;
+	int			nparams;
+	const char *const *values;
+	const int  *lengths;
+	const int  *formats;
+	const char *sql;
+	int			ok;
+
+	s->checking = check;
+	if (check)
+		ok = PQsendQuery(s->pc.pg, sql_check);
+	else
+	{
+		sql = gw_db_call_sql(c, &nparams, &values, &lengths, &formats);
+		ok = PQsendQueryParams(s->pc.pg, sql, nparams, NULL, values, lengths, formats, 0);
+	}
+	if (!ok || !gw_pgconn_flush(&s->pc))
+		return false;
+	s->busy = true;
+	return true;
+}
+
+/* The slot's call: read at once when its fence is seen, else check. */
+static void
+start(rslot *s)
+{
+	gw_dbread_call *rc = gw_db_call_read(s->call);
+	bool		seen = s->seen >= rc->fence;
+
+	if (seen)
+		count_wait(0);
+	if (!send_statement(s, !seen))
+	{
+		to_primary(release(s), GW_READ_FALLBACK_ERROR);
+		gw_pgconn_lost(&s->pc);
+	}
+}
+
+static void
+recheck_cb(lws_sorted_usec_list_t *sul)
+{
+	rslot	   *s = lws_container_of(sul, rslot, sul_recheck);
+
+	if (s->call != NULL && !s->busy && s->pc.state == GW_PG_UP)
+		start(s);
+}
+
+/*
+ * "X/Y", upper-case hex as PostgreSQL prints an LSN, strictly: 1 to 8
+ * digits each side.
+ */
+static bool
+parse_lsn(const char *p, uint64_t *out)
+{
+	uint64_t	hi = 0,
+				lo = 0;
+	int			n = 0;
+
+	for (; *p != '/'; p++, n++)
+	{
+		if (n >= 8 || !((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'F')))
+			return false;
+		hi = hi * 16 + (uint64_t) (*p <= '9' ? *p - '0' : *p - 'A' + 10);
+	}
+	if (n == 0)
+		return false;
+	for (p++, n = 0; *p != '\0'; p++, n++)
+	{
+		if (n >= 8 || !((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'F')))
+			return false;
+		lo = lo * 16 + (uint64_t) (*p <= '9' ? *p - '0' : *p - 'A' + 10);
+	}
+	if (n == 0)
+		return false;
+	*out = hi << 32 | lo;
+	return true;
+}
+
+/* The check's answer: read now, wait a little more, or go to the primary. */
+static void
+checked(rslot *s, const PGresult *res)
+{
+	standby    *sb = s->sb;
+	gw_dbread_call *rc = gw_db_call_read(s->call);
+	uint64_t	replay = 0;
+	lws_usec_t	now = lws_now_usecs();
+
+	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
+		PQnfields(res) != 2 || PQgetisnull(res, 0, 1) ||
+		strcmp(PQgetvalue(res, 0, 1), "t") != 0 || PQgetisnull(res, 0, 0) ||
+		!parse_lsn(PQgetvalue(res, 0, 0), &replay))
+	{
+		/* promoted, never a standby, or an answer not understood */
+		take_out(sb, "not_in_recovery");
+		to_primary(release(s), GW_READ_FALLBACK_OUT);
+		return;
+	}
+	if (replay > s->seen)
+		s->seen = replay;
+	if (replay > sb->replay)
+		sb->replay = replay;
+	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
+	if (s->seen >= rc->fence)
+	{
+		count_wait((double) (now - gw_db_call_read(s->call)->wait_until) / 1e6 +
+				   (double) sb->r->wait_ms / 1e3);
+		if (!send_statement(s, false))
+		{
+			to_primary(release(s), GW_READ_FALLBACK_ERROR);
+			gw_pgconn_lost(&s->pc);
+		}
+		return;
+	}
+	if (now >= rc->wait_until)
+	{
+		take_out(sb, "lagging");
+		to_primary(release(s), GW_READ_FALLBACK_WAIT);
+		return;
+	}
+	lws_sul_schedule(sb->r->context, 0, &s->sul_recheck, recheck_cb, RECHECK_US);
+}
+
+/* A statement of the slot ended with res (the first result; NULL if none). */
+static void
+ended(rslot *s, PGresult *res)
+{
+	gw_db_call *c = s->call;
+	ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	s->busy = false;
+	if (c == NULL)
+		return;
+	if (s->checking)
+	{
+		checked(s, res);
+		return;
+	}
+	release(s);
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+	{
+		gw_read_stats_now.standby_reads++;
+		gw_db_finish(c, GW_DB_OK, res);
+	}
+	else
+	{
+		/* a recovery conflict, say: the primary answers instead, once */
+		to_primary(c, GW_READ_FALLBACK_ERROR);
+	}
+}
+
+static void
+slot_io(gw_pgconn *pc)
+{
+	rslot	   *s = pc->owner;
+	PGconn	   *pg = pc->pg;
+	gw_dbread  *r = s->sb->r;
+
+	if (!gw_pgconn_read(pc))
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
+	while (s->busy && gw_pgconn_ended(pc, &s->first))
+	{
+		PGresult   *res;
+
+		res = s->first;
+		s->first = NULL;
+		ended(s, res);
+		if (res != NULL)
+			PQclear(res);
+		if (pc->state != GW_PG_UP || pc->pg != pg)
+			return;
+	}
+	if (PQstatus(pg) == CONNECTION_BAD)
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
+	dispatch(r);
+}
+
+static void
+slot_up(gw_pgconn *pc)
+{
+	rslot	   *s = pc->owner;
+
+	s->seen = 0;				/* a standby started again may have replayed less */
+	if (!s->sb->was_up)
+		gw_logf(GW_LOG_INFO, "standby connection open", "standby=%d", s->sb->index);
+	s->sb->was_up = true;
+	dispatch(s->sb->r);
+}
+
+static void
+slot_down(gw_pgconn *pc)
+{
+	rslot	   *s = pc->owner;
+	standby    *sb = s->sb;
+	gw_db_call *c;
+	int			i;
+	bool		up = false;
+
+	s->busy = false;
+	if (s->first != NULL)
+	{
+		PQclear(s->first);
+		s->first = NULL;
+	}
+	c = release(s);
+	for (i = 0; i < sb->nslots; i++)
+		if (sb->slots[i].pc.state == GW_PG_UP)
+			up = true;
+	if (sb->was_up && !up)
+	{
+		gw_logf(GW_LOG_WARN, "standby connection lost", "standby=%d", sb->index);
+		sb->was_up = false;
+	}
+	if (c != NULL)
+		to_primary(c, GW_READ_FALLBACK_ERROR);
+	dispatch(sb->r);
+}
+
+static void
+slot_failed(gw_pgconn *pc)
+{
+	rslot	   *s = pc->owner;
+
+	if (s == &s->sb->slots[0] && !s->sb->was_up)
+		gw_logf(GW_LOG_WARN, "standby unreachable, its reads go to the primary",
+				"standby=%d", s->sb->index);
+	dispatch(s->sb->r);
+}
+
+static const gw_pgconn_ops rslot_ops = {slot_up, slot_io, slot_down, slot_failed};
+
+static void queue_cb(lws_sorted_usec_list_t *sul);
+
+/* One timer for the queue: every call waits the same bound, so the head is first due. */
+static void
+arm_queue(gw_dbread *r)
+{
+	gw_db_call *head;
+	lws_usec_t	delay;
+
+	if (r->queue.head == NULL)
+	{
+		lws_sul_cancel(&r->sul_queue);
+		return;
+	}
+	head = gw_db_call_of_link(r->queue.head);
+	delay = gw_db_call_read(head)->wait_until - lws_now_usecs();
+	lws_sul_schedule(r->context, 0, &r->sul_queue, queue_cb, delay > 0 ? delay : 1);
+}
+
+/* An idle connection of a standby in rotation, round robin; NULL if none. */
+static rslot *
+idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
+{
+	int			k,
+				i;
+
+	*any = false;
+	for (k = 0; k < r->n; k++)
+	{
+		standby    *sb = &r->sbs[(r->next + k) % r->n];
+
+		if (!in_rotation(sb, now))
+			continue;
+		*any = true;
+		for (i = 0; i < sb->nslots; i++)
+			if (sb->slots[i].pc.state == GW_PG_UP && sb->slots[i].call == NULL)
+			{
+				r->next = (r->next + k + 1) % r->n;
+				return &sb->slots[i];
+			}
+	}
+	return NULL;
+}
+
+/*
+ * Hands queued calls to idle connections of standbys in rotation; with no
+ * standby in rotation every queued call goes to the primary, and so does a
+ * call that waited its whole --database-read-wait for a free connection.
+ */
+static void
+dispatch(gw_dbread *r)
+{
+	lws_usec_t	now = lws_now_usecs();
+
+	while (r->queue.head != NULL)
+	{
+		gw_db_call *c = gw_db_call_of_link(r->queue.head);
+		bool		any;
+		rslot	   *s;
+
+		if (gw_db_call_read(c)->wait_until <= now)
+		{
+			lws_dll2_remove(r->queue.head);
+			to_primary(c, GW_READ_FALLBACK_WAIT);
+			continue;
+		}
+		s = idle_slot(r, now, &any);
+		if (!any)
+		{
+			lws_dll2_remove(r->queue.head);
+			to_primary(c, GW_READ_FALLBACK_OUT);
+			continue;
+		}
+		if (s == NULL)
+			break;
+		lws_dll2_remove(r->queue.head);
+		s->call = c;
+		gw_db_call_read(c)->slot = s;
+		start(s);
+	}
+	arm_queue(r);
+}
+
+static void
+queue_cb(lws_sorted_usec_list_t *sul)
+{
+	dispatch(lws_container_of(sul, gw_dbread, sul_queue));
+}
+
+bool
+gw_dbread_take(gw_dbread *r, gw_dbread_call *rc)
+{
+	gw_db_call *c = gw_db_call_of_read(rc);
+	lws_usec_t	now = lws_now_usecs();
+	int			k;
+	bool		any = false;
+
+	for (k = 0; k < r->n; k++)
+		if (in_rotation(&r->sbs[k], now))
+			any = true;
+	if (!any)
+	{
+		gw_read_stats_now.fallbacks[GW_READ_FALLBACK_OUT]++;
+		return false;
+	}
+	rc->wait_until = now + (lws_usec_t) r->wait_ms * LWS_US_PER_MS;
+	rc->slot = NULL;
+	lws_dll2_add_tail(gw_db_call_link(c), &r->queue);
+	dispatch(r);
+	return true;
+}
+
+void
+gw_dbread_detach(gw_db_call *c)
+{
+	rslot	   *s = gw_db_call_read(c)->slot;
+
+	release(s);
+	if (s->busy)
+		gw_pgconn_lost(&s->pc);	/* the statement cannot be cancelled without blocking */
+}
+
+bool
+gw_dbread_check(const char *conninfo, char *err, size_t errlen)
+{
+	char	   *msg = NULL;
+	PQconninfoOption *opts = PQconninfoParse(conninfo, &msg);
+
+	if (opts == NULL)
+	{
+		/* libpq's reason may quote the conninfo, which may hold a password */
+		snprintf(err, errlen, "--database-read is not a valid libpq connection string");
+		PQfreemem(msg);
+		return false;
+	}
+	PQconninfoFree(opts);
+	return true;
+}
+
+gw_dbread *
+gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost,
+				 const char *const *conninfo, int n, int pool, int wait_ms, int retry_ms,
+				 int connect_timeout_ms, const int *backoff_ms)
+{
+	gw_dbread  *r = calloc(1, sizeof(*r));
+	int			k,
+				i;
+
+	if (r == NULL || (r->sbs = calloc((size_t) n, sizeof(standby))) == NULL)
+	{
+		free(r);
+		return NULL;
+	}
+	r->db = db;
+	r->context = context;
+	r->n = n;
+	r->wait_ms = wait_ms;
+	r->retry_ms = retry_ms;
+	for (k = 0; k < n; k++)
+	{
+		standby    *sb = &r->sbs[k];
+
+		sb->r = r;
+		sb->index = k + 1;
+		sb->nslots = pool;
+		sb->slots = calloc((size_t) pool, sizeof(rslot));
+		if (sb->slots == NULL)
+		{
+			gw_dbread_destroy(r);
+			return NULL;
+		}
+	}
+	for (k = 0; k < n; k++)
+		for (i = 0; i < pool; i++)
+		{
+			rslot	   *s = &r->sbs[k].slots[i];
+
+			s->sb = &r->sbs[k];
+			gw_pgconn_start(&s->pc, context, vhost, conninfo[k], "bothy-gateway-read",
+							backoff_ms, connect_timeout_ms, &rslot_ops, s);
+		}
+	gw_db_set_reads(db, r);
+	gw_dbread_current = r;
+	return r;
+}
+
+void
+gw_dbread_metrics(gw_metrics_out *out)
+{
+	gw_dbread  *r = NULL;
+	uint64_t	cumulative = 0;
+	lws_usec_t	now = lws_now_usecs();
+	int			i;
+
+	gw_metrics_counter(out, "bothy_gateway_standby_reads_total",
+					   "Read calls a standby answered.", gw_read_stats_now.standby_reads);
+	gw_metrics_header(out, "bothy_gateway_standby_fallbacks_total", "counter",
+					  "Read calls with a fence the primary answered, by why.");
+	for (i = 0; i < GW_READ_FALLBACK_COUNT; i++)
+		gw_metrics_put(out, "bothy_gateway_standby_fallbacks_total{reason=\"%s\"} %llu\n",
+					   fallback_names[i], (unsigned long long) gw_read_stats_now.fallbacks[i]);
+	gw_metrics_header(out, "bothy_gateway_standby_fence_wait_seconds", "histogram",
+					  "From a read's queueing to its standby having replayed its fence.");
+	for (i = 0; i < GW_N_READ_WAIT_BUCKETS; i++)
+	{
+		cumulative += gw_read_stats_now.wait_bucket[i];
+		gw_metrics_put(out, "bothy_gateway_standby_fence_wait_seconds_bucket{le=\"%g\"} %llu\n",
+					   wait_buckets[i], (unsigned long long) cumulative);
+	}
+	gw_metrics_put(out, "bothy_gateway_standby_fence_wait_seconds_bucket{le=\"+Inf\"} %llu\n",
+				   (unsigned long long) gw_read_stats_now.wait_count);
+	gw_metrics_put(out, "bothy_gateway_standby_fence_wait_seconds_sum %.6f\n",
+				   gw_read_stats_now.wait_seconds_sum);
+	gw_metrics_put(out, "bothy_gateway_standby_fence_wait_seconds_count %llu\n",
+				   (unsigned long long) gw_read_stats_now.wait_count);
+	r = gw_dbread_current;
+	gw_metrics_header(out, "bothy_gateway_standby_in_rotation", "gauge",
+					  "1 while the standby (numbered in --database-read order) takes reads.");
+	for (i = 0; r != NULL && i < r->n; i++)
+		gw_metrics_put(out, "bothy_gateway_standby_in_rotation{standby=\"%d\"} %d\n",
+					   r->sbs[i].index, in_rotation(&r->sbs[i], now) ? 1 : 0);
+	gw_metrics_header(out, "bothy_gateway_standby_lag_bytes", "gauge",
+					  "WAL bytes between the last fence checked and the standby's replay then.");
+	for (i = 0; r != NULL && i < r->n; i++)
+		gw_metrics_put(out, "bothy_gateway_standby_lag_bytes{standby=\"%d\"} %lld\n",
+					   r->sbs[i].index, (long long) r->sbs[i].lag_bytes);
+}
+
+void
+gw_dbread_destroy(gw_dbread *r)
+{
+	int			k,
+				i;
+
+	if (r == NULL)
+		return;
+	for (k = 0; k < r->n; k++)
+	{
+		standby    *sb = &r->sbs[k];
+
+		for (i = 0; sb->slots != NULL && i < sb->nslots; i++)
+		{
+			rslot	   *s = &sb->slots[i];
+			gw_db_call *c;
+
+			if (s->sb == NULL)
+				continue;		/* never started */
+			gw_pgconn_stop(&s->pc);
+			if (s->first != NULL)
+				PQclear(s->first);
+			c = release(s);
+			if (c != NULL)
+				gw_db_drop(c);
+		}
+		free(sb->slots);
+	}
+	while (r->queue.head != NULL)
+		gw_db_drop(gw_db_call_of_link(r->queue.head));
+	lws_sul_cancel(&r->sul_queue);
+	if (gw_dbread_current == r)
+		gw_dbread_current = NULL;
+	gw_db_set_reads(r->db, NULL);
+	free(r->sbs);
+	free(r);
+}
