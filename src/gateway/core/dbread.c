@@ -32,6 +32,14 @@
 /* A standby's replay is looked at again this often while a read waits. */
 #define RECHECK_US 200
 
+/*
+ * A connection that saw a read's fence replayed sends the read without a
+ * check, but not when its last check is older than this: a standby
+ * promoted meanwhile (its state holds every commit up to the fence, but it
+ * may take writes of its own after) leaves the rotation within it.
+ */
+#define CHECK_MAX_AGE_US (1000 * 1000)
+
 static const char sql_check[] =
 "SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery()";
 
@@ -46,6 +54,7 @@ typedef struct rslot
 	bool		busy;			/* a statement is in flight */
 	PGresult   *first;
 	uint64_t	seen;			/* highest replay position seen on this connection */
+	lws_usec_t	checked_at;		/* its last check's answer */
 	lws_sorted_usec_list_t sul_recheck;
 } rslot;
 
@@ -59,6 +68,7 @@ struct standby
 	uint64_t	replay;			/* the highest replay position seen */
 	int64_t		lag_bytes;		/* the newest fence waited for minus replay, at its check */
 	bool		was_up;
+	bool		warned;			/* "unreachable" logged since its last connection */
 };
 
 struct gw_dbread
@@ -71,7 +81,6 @@ struct gw_dbread
 	int			wait_ms;
 	int			retry_ms;
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
-	lws_sorted_usec_list_t sul_queue;	/* the head's wait_until */
 };
 
 gw_read_stats gw_read_stats_now;
@@ -110,11 +119,15 @@ in_rotation(standby *sb, lws_usec_t now)
 	return false;
 }
 
+/* Out of the rotation for --database-read-retry; one record, not one per call. */
 static void
 take_out(standby *sb, const char *why)
 {
-	sb->out_until = lws_now_usecs() + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
-	gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	lws_usec_t	now = lws_now_usecs();
+
+	if (sb->out_until == 0 || now >= sb->out_until)
+		gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	sb->out_until = now + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
 }
 
 /* The call goes to the primary, counted by why. */
@@ -169,8 +182,14 @@ static void
 start(rslot *s)
 {
 	gw_dbread_call *rc = gw_db_call_read(s->call);
-	bool		seen = s->seen >= rc->fence;
+	bool		seen = s->seen >= rc->fence && lws_now_usecs() - s->checked_at < CHECK_MAX_AGE_US;
 
+	if (rc->wait_from == 0)
+	{
+		/* the fence's wait starts on a connection: queueing is load, not lag */
+		rc->wait_from = lws_now_usecs();
+		rc->wait_until = rc->wait_from + (lws_usec_t) s->sb->r->wait_ms * LWS_US_PER_MS;
+	}
 	if (seen)
 		count_wait(0);
 	if (!send_statement(s, !seen))
@@ -239,6 +258,7 @@ checked(rslot *s, const PGresult *res)
 		to_primary(release(s), GW_READ_FALLBACK_OUT);
 		return;
 	}
+	s->checked_at = now;
 	if (replay > s->seen)
 		s->seen = replay;
 	if (replay > sb->replay)
@@ -246,8 +266,7 @@ checked(rslot *s, const PGresult *res)
 	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
 	if (s->seen >= rc->fence)
 	{
-		count_wait((double) (now - gw_db_call_read(s->call)->wait_until) / 1e6 +
-				   (double) sb->r->wait_ms / 1e3);
+		count_wait((double) (now - rc->wait_from) / 1e6);
 		if (!send_statement(s, false))
 		{
 			to_primary(release(s), GW_READ_FALLBACK_ERROR);
@@ -330,6 +349,7 @@ slot_up(gw_pgconn *pc)
 	rslot	   *s = pc->owner;
 
 	s->seen = 0;				/* a standby started again may have replayed less */
+	s->sb->warned = false;
 	if (!s->sb->was_up)
 		gw_logf(GW_LOG_INFO, "standby connection open", "standby=%d", s->sb->index);
 	s->sb->was_up = true;
@@ -370,32 +390,16 @@ slot_failed(gw_pgconn *pc)
 {
 	rslot	   *s = pc->owner;
 
-	if (s == &s->sb->slots[0] && !s->sb->was_up)
+	if (!s->sb->was_up && !s->sb->warned)
+	{
 		gw_logf(GW_LOG_WARN, "standby unreachable, its reads go to the primary",
 				"standby=%d", s->sb->index);
+		s->sb->warned = true;
+	}
 	dispatch(s->sb->r);
 }
 
 static const gw_pgconn_ops rslot_ops = {slot_up, slot_io, slot_down, slot_failed};
-
-static void queue_cb(lws_sorted_usec_list_t *sul);
-
-/* One timer for the queue: every call waits the same bound, so the head is first due. */
-static void
-arm_queue(gw_dbread *r)
-{
-	gw_db_call *head;
-	lws_usec_t	delay;
-
-	if (r->queue.head == NULL)
-	{
-		lws_sul_cancel(&r->sul_queue);
-		return;
-	}
-	head = gw_db_call_of_link(r->queue.head);
-	delay = gw_db_call_read(head)->wait_until - lws_now_usecs();
-	lws_sul_schedule(r->context, 0, &r->sul_queue, queue_cb, delay > 0 ? delay : 1);
-}
 
 /* An idle connection of a standby in rotation, round robin; NULL if none. */
 static rslot *
@@ -424,8 +428,10 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
 
 /*
  * Hands queued calls to idle connections of standbys in rotation; with no
- * standby in rotation every queued call goes to the primary, and so does a
- * call that waited its whole --database-read-wait for a free connection.
+ * standby in rotation every queued call goes to the primary.  A call
+ * waiting for a free connection is load, not lag: it waits (--db-timeout
+ * bounds it), and so the primary is spared the reads the standbys are
+ * slow with.
  */
 static void
 dispatch(gw_dbread *r)
@@ -438,12 +444,6 @@ dispatch(gw_dbread *r)
 		bool		any;
 		rslot	   *s;
 
-		if (gw_db_call_read(c)->wait_until <= now)
-		{
-			lws_dll2_remove(r->queue.head);
-			to_primary(c, GW_READ_FALLBACK_WAIT);
-			continue;
-		}
 		s = idle_slot(r, now, &any);
 		if (!any)
 		{
@@ -458,13 +458,6 @@ dispatch(gw_dbread *r)
 		gw_db_call_read(c)->slot = s;
 		start(s);
 	}
-	arm_queue(r);
-}
-
-static void
-queue_cb(lws_sorted_usec_list_t *sul)
-{
-	dispatch(lws_container_of(sul, gw_dbread, sul_queue));
 }
 
 bool
@@ -483,7 +476,7 @@ gw_dbread_take(gw_dbread *r, gw_dbread_call *rc)
 		gw_read_stats_now.fallbacks[GW_READ_FALLBACK_OUT]++;
 		return false;
 	}
-	rc->wait_until = now + (lws_usec_t) r->wait_ms * LWS_US_PER_MS;
+	rc->wait_from = 0;
 	rc->slot = NULL;
 	lws_dll2_add_tail(gw_db_call_link(c), &r->queue);
 	dispatch(r);
@@ -580,7 +573,7 @@ gw_dbread_metrics(gw_metrics_out *out)
 		gw_metrics_put(out, "bothy_gateway_standby_fallbacks_total{reason=\"%s\"} %llu\n",
 					   fallback_names[i], (unsigned long long) gw_read_stats_now.fallbacks[i]);
 	gw_metrics_header(out, "bothy_gateway_standby_fence_wait_seconds", "histogram",
-					  "From a read's queueing to its standby having replayed its fence.");
+					  "From a read's first check on a standby to its fence seen replayed.");
 	for (i = 0; i < GW_N_READ_WAIT_BUCKETS; i++)
 	{
 		cumulative += gw_read_stats_now.wait_bucket[i];
@@ -636,7 +629,6 @@ gw_dbread_destroy(gw_dbread *r)
 	}
 	while (r->queue.head != NULL)
 		gw_db_drop(gw_db_call_of_link(r->queue.head));
-	lws_sul_cancel(&r->sul_queue);
 	if (gw_dbread_current == r)
 		gw_dbread_current = NULL;
 	gw_db_set_reads(r->db, NULL);

@@ -29,7 +29,8 @@ typedef struct gw_dbread gw_dbread;
 typedef struct gw_dbread_call
 {
 	uint64_t	fence;			/* the WAL position a standby must have replayed; 0: none */
-	lws_usec_t	wait_until;		/* then the primary answers */
+	lws_usec_t	wait_from;		/* its first check began; 0: still queued */
+	lws_usec_t	wait_until;		/* wait_from + --database-read-wait: then the primary answers */
 	void	   *slot;			/* the standby connection it is on, or NULL */
 } gw_dbread_call;
 
