@@ -40,8 +40,16 @@
  */
 #define CHECK_MAX_AGE_US (1000 * 1000)
 
+/*
+ * The replay position, whether the server is in recovery, and which server
+ * incarnation answers: replay never goes back while one runs, so what one
+ * connection saw holds for every connection to the same incarnation (a
+ * conninfo may reach several servers, and a server may be started again).
+ */
 static const char sql_check[] =
-"SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery()";
+"SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery(), pg_postmaster_start_time()::text";
+
+#define SERVER_ID_MAX 48			/* the start time's text, "2026-12-07 01:02:03.123456+00" */
 
 typedef struct standby standby;
 
@@ -55,6 +63,7 @@ typedef struct rslot
 	PGresult   *first;
 	uint64_t	seen;			/* highest replay position seen on this connection */
 	lws_usec_t	checked_at;		/* its last check's answer */
+	char		server[SERVER_ID_MAX];	/* the incarnation it reaches; "" until checked */
 	lws_sorted_usec_list_t sul_recheck;
 } rslot;
 
@@ -69,6 +78,9 @@ struct standby
 	int64_t		lag_bytes;		/* the newest fence waited for minus replay, at its check */
 	bool		was_up;
 	bool		warned;			/* "unreachable" logged since its last connection */
+	char		server[SERVER_ID_MAX];	/* the incarnation last checked, and */
+	uint64_t	server_replay;	/* the highest replay any connection saw it at, */
+	lws_usec_t	server_checked_at;	/* when last */
 };
 
 struct gw_dbread
@@ -182,7 +194,14 @@ static void
 start(rslot *s)
 {
 	gw_dbread_call *rc = gw_db_call_read(s->call);
-	bool		seen = s->seen >= rc->fence && lws_now_usecs() - s->checked_at < CHECK_MAX_AGE_US;
+	standby    *sb = s->sb;
+	lws_usec_t	now = lws_now_usecs();
+	bool		seen = s->seen >= rc->fence && now - s->checked_at < CHECK_MAX_AGE_US;
+
+	/* another connection to the same incarnation saw it replayed */
+	if (!seen && s->server[0] != '\0' && strcmp(s->server, sb->server) == 0 &&
+		sb->server_replay >= rc->fence && now - sb->server_checked_at < CHECK_MAX_AGE_US)
+		seen = true;
 
 	if (rc->wait_from == 0)
 	{
@@ -249,9 +268,10 @@ checked(rslot *s, const PGresult *res)
 	lws_usec_t	now = lws_now_usecs();
 
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
-		PQnfields(res) != 2 || PQgetisnull(res, 0, 1) ||
+		PQnfields(res) != 3 || PQgetisnull(res, 0, 1) ||
 		strcmp(PQgetvalue(res, 0, 1), "t") != 0 || PQgetisnull(res, 0, 0) ||
-		!parse_lsn(PQgetvalue(res, 0, 0), &replay))
+		!parse_lsn(PQgetvalue(res, 0, 0), &replay) || PQgetisnull(res, 0, 2) ||
+		PQgetlength(res, 0, 2) >= SERVER_ID_MAX)
 	{
 		/* promoted, never a standby, or an answer not understood */
 		take_out(sb, "not_in_recovery");
@@ -263,6 +283,15 @@ checked(rslot *s, const PGresult *res)
 		s->seen = replay;
 	if (replay > sb->replay)
 		sb->replay = replay;
+	memcpy(s->server, PQgetvalue(res, 0, 2), (size_t) PQgetlength(res, 0, 2) + 1);
+	if (strcmp(s->server, sb->server) != 0)
+	{
+		memcpy(sb->server, s->server, sizeof(sb->server));
+		sb->server_replay = 0;
+	}
+	if (replay > sb->server_replay)
+		sb->server_replay = replay;
+	sb->server_checked_at = now;
 	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
 	if (s->seen >= rc->fence)
 	{
@@ -349,6 +378,7 @@ slot_up(gw_pgconn *pc)
 	rslot	   *s = pc->owner;
 
 	s->seen = 0;				/* a standby started again may have replayed less */
+	s->server[0] = '\0';		/* and is another incarnation, known at the first check */
 	s->sb->warned = false;
 	if (!s->sb->was_up)
 		gw_logf(GW_LOG_INFO, "standby connection open", "standby=%d", s->sb->index);
