@@ -206,11 +206,11 @@ start(rslot *s)
 	if (rc->wait_from == 0)
 	{
 		/* the fence's wait starts on a connection: queueing is load, not lag */
-		rc->wait_from = lws_now_usecs();
+		rc->wait_from = now;
 		rc->wait_until = rc->wait_from + (lws_usec_t) s->sb->r->wait_ms * LWS_US_PER_MS;
 	}
 	if (seen)
-		count_wait(0);
+		count_wait((double) (now - rc->wait_from) / 1e6);	/* 0 unless a recheck */
 	if (!send_statement(s, !seen))
 	{
 		to_primary(release(s), GW_READ_FALLBACK_ERROR);
