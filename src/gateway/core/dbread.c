@@ -258,14 +258,17 @@ parse_lsn(const char *p, uint64_t *out)
 	return true;
 }
 
-/* The check's answer: read now, wait a little more, or go to the primary. */
-static void
-checked(rslot *s, const PGresult *res)
+/*
+ * What a check's answer tells of the slot's server: its replay position and
+ * incarnation, kept for the slot and the standby.  False when the server
+ * is not in recovery (promoted, or never a standby) or the answer is not
+ * understood: the standby is then taken out of the rotation.
+ */
+static bool
+learn(rslot *s, const PGresult *res, lws_usec_t now, uint64_t *replay_out)
 {
 	standby    *sb = s->sb;
-	gw_dbread_call *rc = gw_db_call_read(s->call);
 	uint64_t	replay = 0;
-	lws_usec_t	now = lws_now_usecs();
 
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
 		PQnfields(res) != 3 || PQgetisnull(res, 0, 1) ||
@@ -273,11 +276,10 @@ checked(rslot *s, const PGresult *res)
 		!parse_lsn(PQgetvalue(res, 0, 0), &replay) || PQgetisnull(res, 0, 2) ||
 		PQgetlength(res, 0, 2) >= SERVER_ID_MAX)
 	{
-		/* promoted, never a standby, or an answer not understood */
 		take_out(sb, "not_in_recovery");
-		to_primary(release(s), GW_READ_FALLBACK_OUT);
-		return;
+		return false;
 	}
+	*replay_out = replay;
 	s->checked_at = now;
 	if (replay > s->seen)
 		s->seen = replay;
@@ -292,6 +294,23 @@ checked(rslot *s, const PGresult *res)
 	if (replay > sb->server_replay)
 		sb->server_replay = replay;
 	sb->server_checked_at = now;
+	return true;
+}
+
+/* The check's answer: read now, wait a little more, or go to the primary. */
+static void
+checked(rslot *s, const PGresult *res)
+{
+	standby    *sb = s->sb;
+	gw_dbread_call *rc = gw_db_call_read(s->call);
+	uint64_t	replay = 0;
+	lws_usec_t	now = lws_now_usecs();
+
+	if (!learn(s, res, now, &replay))
+	{
+		to_primary(release(s), GW_READ_FALLBACK_OUT);
+		return;
+	}
 	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
 	if (s->seen >= rc->fence)
 	{
@@ -321,7 +340,15 @@ ended(rslot *s, PGresult *res)
 
 	s->busy = false;
 	if (c == NULL)
+	{
+		uint64_t	replay;
+
+		/* the check of a new connection (or a call cancelled meanwhile) */
+		if (s->checking)
+			(void) learn(s, res, lws_now_usecs(), &replay);
+		s->checking = false;
 		return;
+	}
 	if (s->checking)
 	{
 		checked(s, res);
@@ -383,7 +410,18 @@ slot_up(gw_pgconn *pc)
 	if (!s->sb->was_up)
 		gw_logf(GW_LOG_INFO, "standby connection open", "standby=%d", s->sb->index);
 	s->sb->was_up = true;
-	dispatch(s->sb->r);
+
+	/*
+	 * A check at once: the connection learns its server's incarnation and
+	 * replay position before it takes reads, so the parts of a delivery
+	 * rarely need a check of their own (and a server that is no standby
+	 * leaves the rotation before any read).
+	 */
+	if (!send_statement(s, true))
+	{
+		gw_pgconn_lost(pc);
+		return;
+	}
 }
 
 static void
@@ -447,7 +485,8 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
 			continue;
 		*any = true;
 		for (i = 0; i < sb->nslots; i++)
-			if (sb->slots[i].pc.state == GW_PG_UP && sb->slots[i].call == NULL)
+			if (sb->slots[i].pc.state == GW_PG_UP && sb->slots[i].call == NULL &&
+				!sb->slots[i].busy)
 			{
 				r->next = (r->next + k + 1) % r->n;
 				return &sb->slots[i];
