@@ -42,9 +42,13 @@
 
 /*
  * The replay position, whether the server is in recovery, and which server
- * incarnation answers: replay never goes back while one runs, so what one
- * connection saw holds for every connection to the same incarnation (a
- * conninfo may reach several servers, and a server may be started again).
+ * incarnation answers (a conninfo may reach several servers, and a server
+ * may be started again).  The start time does not change when the
+ * postmaster reinitialises after a backend crash, yet recovery then starts
+ * again from the last restartpoint and may show a lower replay: so what
+ * one connection saw serves the others only while no connection of the
+ * standby was lost since, and a lower replay than the one cached is taken
+ * as a new incarnation (docs/standbys.md, "Rotation").
  */
 static const char sql_check[] =
 "SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery(), pg_postmaster_start_time()::text";
@@ -286,8 +290,9 @@ learn(rslot *s, const PGresult *res, lws_usec_t now, uint64_t *replay_out)
 	if (replay > sb->replay)
 		sb->replay = replay;
 	memcpy(s->server, PQgetvalue(res, 0, 2), (size_t) PQgetlength(res, 0, 2) + 1);
-	if (strcmp(s->server, sb->server) != 0)
+	if (strcmp(s->server, sb->server) != 0 || replay < sb->server_replay)
 	{
+		/* another incarnation, or the same one restarted its recovery */
 		memcpy(sb->server, s->server, sizeof(sb->server));
 		sb->server_replay = 0;
 	}
@@ -440,6 +445,14 @@ slot_down(gw_pgconn *pc)
 		s->first = NULL;
 	}
 	c = release(s);
+
+	/*
+	 * A lost connection may be a crash of the server (its postmaster
+	 * reinitialises with the same start time and replays again from its
+	 * last restartpoint): what any connection saw no longer serves others.
+	 */
+	sb->server[0] = '\0';
+	sb->server_replay = 0;
 	for (i = 0; i < sb->nslots; i++)
 		if (sb->slots[i].pc.state == GW_PG_UP)
 			up = true;
