@@ -143,11 +143,15 @@ lay_out_entries(void)
  * of every transaction visible to a snapshot taken now (each inserted its
  * record before it became visible).  A standby that replayed up to it
  * shows at least what the primary showed when this signal committed.
+ * The end of the last record inserted, not where the next one starts:
+ * at a page boundary the latter lies past the page header, past the end
+ * of all WAL written, and XLogFlush() of it raises an error that would
+ * lose the worker's whole batch (docs/signals.md, "The fence").
  */
 static void
 write_reserved(void)
 {
-	uint64		fence = (uint64) Max(GetXLogInsertRecPtr(), XactLastCommitEnd);
+	uint64		fence = (uint64) Max(GetXLogInsertEndRecPtr(), XactLastCommitEnd);
 
 	for (int i = 0; i < to_write.count; i++)
 		bothy_count_signal(BOTHY_SIGNALS_STAGED, to_write.tags[i].kind, 1);

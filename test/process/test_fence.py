@@ -93,3 +93,58 @@ def test_no_producer_publishes_a_fence(inst):
     assert 'kind "wal.fence" is sent by the fan-out worker only' in str(e.value)
     with pytest.raises(psycopg2.Error):
         inst.query("""SELECT bothy.publish('{"kind":"wal.fence","lsn":1}')""")
+
+
+def pad_to_page_boundary(conn):
+    """Writes WAL (non-transactional logical messages: no transaction, no
+    commit record) until the next record would start at a WAL page's first
+    byte: pg_current_wal_insert_lsn() then reads 24 past a page start (the
+    short page header).  True when it got there."""
+    cur = conn.cursor()
+
+    def insert():
+        cur.execute("SELECT pg_current_wal_insert_lsn()::text")
+        return lsn_number(cur.fetchone()[0])
+
+    # a record's size for a 1000-byte message, to learn its fixed part
+    before = insert()
+    cur.execute("SELECT pg_logical_emit_message(false, 'bothy', repeat('x', 1000))")
+    overhead = insert() - before - 1000
+    for _ in range(20):
+        at = insert()
+        if at % 8192 == 24:
+            return True
+        remaining = 8192 - at % 8192
+        if remaining < 600:
+            # too close for the fixed part: into the next page first
+            cur.execute("SELECT pg_logical_emit_message(false, 'bothy', repeat('x', 700))")
+            continue
+        cur.execute("SELECT pg_logical_emit_message(false, 'bothy', repeat('x', %s))",
+                    (remaining - overhead,))
+    return False
+
+
+def test_a_fence_at_a_wal_page_boundary_is_delivered(inst):
+    """The fence read right after a record that ends a WAL page is that
+    page's end, not the next record's start past the next page's header
+    (beyond all WAL written): flushing up to the latter fails and the
+    worker would lose the batch (docs/signals.md, "The fence")."""
+    listener = Listener(inst)
+    producer = inst.connect()
+    hit = False
+    for _ in range(10):
+        if not pad_to_page_boundary(producer):
+            continue
+        # a publish in a transaction that writes no WAL: the fence is the
+        # insert position itself
+        host = new_id()
+        producer.cursor().execute(PUBLISH, (host,))
+        fence = json.loads(listener.next_notify().payload)
+        assert fence["kind"] == "wal.fence"
+        assert json.loads(listener.next_notify().payload)["host_id"] == host
+        if fence["lsn"] % 8192 == 0:
+            hit = True
+            break
+    assert hit, "no fence fell on a page boundary in 10 tries"
+    producer.close()
+    listener.close()
