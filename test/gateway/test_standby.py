@@ -9,6 +9,7 @@ standby killed in a stream and started again; the standby promoted; a
 wrong or unreachable --database-read at start.  The bothy workers do not
 run on the standby (they start only once recovery ended)."""
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -216,6 +217,68 @@ def test_the_standby_killed_mid_stream_then_started_again(primary, standby, node
         await read_again(primary, standby, a, m, (run_id, thread, agent, 41))
         await m.close()
     run(go())
+
+
+def server_pids(standby):
+    """The standby's postmaster and its children."""
+    with open(os.path.join(standby.data, "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    pids = [postmaster]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                        pids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def test_a_hung_standby_holds_a_read_no_longer_than_the_wait(primary, standby, keys):
+    """The standby stopped (SIGSTOP: its connections stay open, nothing
+    answers): a delivery's read goes to the primary once
+    --database-read-wait has passed, long before --db-timeout, and the
+    standby leaves the rotation (docs/standbys.md, "Waits, fallbacks,
+    rotation")."""
+    w = World(primary)
+    member = new_id()
+    _, thread = w.room(member)
+    agent, run_id = w.agent(), new_id()
+    replayed(primary, standby)
+    node = Gateway("standby-hung", primary, keys,
+                   ["--database-read", standby.conninfo, "--database-read-wait", "200",
+                    "--database-read-retry", "1000", "--db-timeout", "20000"]).start()
+    pids = []
+    try:
+        poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+        async def go():
+            m = await Client.open(node.url, keys.person(member))
+            assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+            assert (await m.event("run.updated"))["version"] == 1
+            pids[:] = server_pids(standby)
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            fallbacks = node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy")
+            started = time.monotonic()
+            assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
+            assert (await m.event("run.updated", timeout=5))["version"] == 2
+            # the bound (200 ms) and the primary's answer, not --db-timeout (20 s)
+            assert time.monotonic() - started < 3
+            assert node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy") > fallbacks
+            assert "reason=lagging" in node.log
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+            pids.clear()
+            await read_again(primary, standby, node, m, (run_id, thread, agent, 3))
+            await m.close()
+        run(go())
+        assert node.metric('bothy_gateway_db_calls_total{result="timeout"}') == 0
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+        node.stop()
 
 
 def test_a_wrong_or_unreachable_database_read_at_start(primary, standby, keys):

@@ -330,6 +330,12 @@ void
 gw_db_to_primary(gw_db_call *c)
 {
 	c->read.slot = NULL;
+	if (c->cb == NULL)
+	{
+		/* cancelled while a standby held it: nobody wants the answer */
+		call_free(c);
+		return;
+	}
 	lws_dll2_add_tail(&c->queue, &c->db->queue);
 	dispatch(c->db);
 }
@@ -425,6 +431,7 @@ submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams, const gw_db_p
 	c->nparams = nparams;
 	arm_deadline(db);
 	c->read.fence = fence;
+	c->read.read_until = c->queued_at + (lws_usec_t) db->timeout_ms * LWS_US_PER_MS / 2;
 	if (fence != 0 && db->reads != NULL && gw_dbread_take(db->reads, &c->read))
 		return c;
 	lws_dll2_add_tail(&c->queue, &db->queue);

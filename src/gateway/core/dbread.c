@@ -69,6 +69,7 @@ typedef struct rslot
 	lws_usec_t	checked_at;		/* its last check's answer */
 	char		server[SERVER_ID_MAX];	/* the incarnation it reaches; "" until checked */
 	lws_sorted_usec_list_t sul_recheck;
+	lws_sorted_usec_list_t sul_bound;	/* the call's wait_until, then its read_until */
 } rslot;
 
 struct standby
@@ -97,13 +98,14 @@ struct gw_dbread
 	int			wait_ms;
 	int			retry_ms;
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
+	lws_sorted_usec_list_t sul_queue;	/* the oldest queued call's wait for one */
 };
 
 gw_read_stats gw_read_stats_now;
 gw_dbread  *gw_dbread_current;
 
 static const double wait_buckets[GW_N_READ_WAIT_BUCKETS] = GW_READ_WAIT_BUCKETS;
-static const char *const fallback_names[GW_READ_FALLBACK_COUNT] = {"wait", "out", "error"};
+static const char *const fallback_names[GW_READ_FALLBACK_COUNT] = {"wait", "out", "error", "busy", "slow"};
 
 static void dispatch(gw_dbread *r);
 
@@ -163,6 +165,7 @@ release(rslot *s)
 	s->call = NULL;
 	s->checking = false;
 	lws_sul_cancel(&s->sul_recheck);
+	lws_sul_cancel(&s->sul_bound);
 	if (c != NULL)
 		gw_db_call_read(c)->slot = NULL;
 	return c;
@@ -193,6 +196,48 @@ send_statement(rslot *s, bool check)
 	return true;
 }
 
+/*
+ * The bounds of docs/standbys.md, "Waits, fallbacks, rotation", enforced by
+ * a timer, not only when an answer arrives: a standby that stopped
+ * answering (stopped, blackholed, a stuck backend) must not hold a read
+ * until --db-timeout.  Its statement cannot be cancelled without blocking,
+ * so the connection is dropped and reconnects on the back-off.
+ */
+static void
+bound_cb(lws_sorted_usec_list_t *sul)
+{
+	rslot	   *s = lws_container_of(sul, rslot, sul_bound);
+	bool		checking = s->checking;
+	bool		busy = s->busy;
+
+	if (s->call == NULL)
+		return;
+	if (checking)
+	{
+		/* the fence not seen replayed within --database-read-wait */
+		take_out(s->sb, "lagging");
+		to_primary(release(s), GW_READ_FALLBACK_WAIT);
+	}
+	else
+	{
+		/* the read itself ran past half of --db-timeout */
+		take_out(s->sb, "slow");
+		to_primary(release(s), GW_READ_FALLBACK_SLOW);
+	}
+	if (busy)
+	{
+		s->busy = false;
+		gw_pgconn_lost(&s->pc);
+	}
+}
+
+static void
+arm_bound(rslot *s, lws_usec_t at, lws_usec_t now)
+{
+	lws_sul_schedule(s->sb->r->context, 0, &s->sul_bound, bound_cb,
+					 at > now ? at - now : 1);
+}
+
 /* The slot's call: read at once when its fence is seen, else check. */
 static void
 start(rslot *s)
@@ -215,6 +260,7 @@ start(rslot *s)
 	}
 	if (seen)
 		count_wait((double) (now - rc->wait_from) / 1e6);	/* 0 unless a recheck */
+	arm_bound(s, seen ? rc->read_until : rc->wait_until, now);
 	if (!send_statement(s, !seen))
 	{
 		to_primary(release(s), GW_READ_FALLBACK_ERROR);
@@ -317,20 +363,22 @@ checked(rslot *s, const PGresult *res)
 		return;
 	}
 	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
+	if (now >= rc->wait_until)
+	{
+		/* an answer past the bound is too late, even one with the fence */
+		take_out(sb, "lagging");
+		to_primary(release(s), GW_READ_FALLBACK_WAIT);
+		return;
+	}
 	if (s->seen >= rc->fence)
 	{
 		count_wait((double) (now - rc->wait_from) / 1e6);
+		arm_bound(s, rc->read_until, now);
 		if (!send_statement(s, false))
 		{
 			to_primary(release(s), GW_READ_FALLBACK_ERROR);
 			gw_pgconn_lost(&s->pc);
 		}
-		return;
-	}
-	if (now >= rc->wait_until)
-	{
-		take_out(sb, "lagging");
-		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 		return;
 	}
 	lws_sul_schedule(sb->r->context, 0, &s->sul_recheck, recheck_cb, RECHECK_US);
@@ -516,16 +564,31 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
  * slow with.
  */
 static void
+queue_cb(lws_sorted_usec_list_t *sul)
+{
+	dispatch(lws_container_of(sul, gw_dbread, sul_queue));
+}
+
+static void
 dispatch(gw_dbread *r)
 {
 	lws_usec_t	now = lws_now_usecs();
+	lws_usec_t	wait = (lws_usec_t) r->wait_ms * LWS_US_PER_MS;
 
+	lws_sul_cancel(&r->sul_queue);
 	while (r->queue.head != NULL)
 	{
 		gw_db_call *c = gw_db_call_of_link(r->queue.head);
 		bool		any;
 		rslot	   *s;
 
+		if (now - gw_db_call_read(c)->queued_at >= wait)
+		{
+			/* no free connection within --database-read-wait: load, not lag */
+			lws_dll2_remove(r->queue.head);
+			to_primary(c, GW_READ_FALLBACK_BUSY);
+			continue;
+		}
 		s = idle_slot(r, now, &any);
 		if (!any)
 		{
@@ -534,7 +597,12 @@ dispatch(gw_dbread *r)
 			continue;
 		}
 		if (s == NULL)
+		{
+			/* the oldest first: the calls share one wait */
+			lws_sul_schedule(r->context, 0, &r->sul_queue, queue_cb,
+							 gw_db_call_read(c)->queued_at + wait - now);
 			break;
+		}
 		lws_dll2_remove(r->queue.head);
 		s->call = c;
 		gw_db_call_read(c)->slot = s;
@@ -559,6 +627,7 @@ gw_dbread_take(gw_dbread *r, gw_dbread_call *rc)
 		return false;
 	}
 	rc->wait_from = 0;
+	rc->queued_at = now;
 	rc->slot = NULL;
 	lws_dll2_add_tail(gw_db_call_link(c), &r->queue);
 	dispatch(r);
@@ -572,7 +641,12 @@ gw_dbread_detach(gw_db_call *c)
 
 	release(s);
 	if (s->busy)
+	{
+		s->busy = false;
 		gw_pgconn_lost(&s->pc);	/* the statement cannot be cancelled without blocking */
+	}
+	else
+		dispatch(s->sb->r);		/* the slot is free for a queued read */
 }
 
 bool
@@ -711,6 +785,7 @@ gw_dbread_destroy(gw_dbread *r)
 	}
 	while (r->queue.head != NULL)
 		gw_db_drop(gw_db_call_of_link(r->queue.head));
+	lws_sul_cancel(&r->sul_queue);
 	if (gw_dbread_current == r)
 		gw_dbread_current = NULL;
 	gw_db_set_reads(r->db, NULL);

@@ -31,6 +31,11 @@ typedef struct gw_dbread_call
 	uint64_t	fence;			/* the WAL position a standby must have replayed; 0: none */
 	lws_usec_t	wait_from;		/* its first check began; 0: still queued */
 	lws_usec_t	wait_until;		/* wait_from + --database-read-wait: then the primary answers */
+	lws_usec_t	queued_at;		/* handed to the standbys; a free connection within
+								 * --database-read-wait, else the primary answers */
+	lws_usec_t	read_until;		/* set by db.c: half of --db-timeout after submission;
+								 * a read on a standby still running then goes to the
+								 * primary, which has the other half */
 	void	   *slot;			/* the standby connection it is on, or NULL */
 } gw_dbread_call;
 
@@ -43,6 +48,8 @@ typedef enum gw_read_fallback
 	GW_READ_FALLBACK_WAIT = 0,	/* the standby had not replayed the fence in time */
 	GW_READ_FALLBACK_OUT,		/* no standby in rotation */
 	GW_READ_FALLBACK_ERROR,		/* the standby failed the call or its connection */
+	GW_READ_FALLBACK_BUSY,		/* no free standby connection within the wait */
+	GW_READ_FALLBACK_SLOW,		/* the read on the standby ran past half of --db-timeout */
 	GW_READ_FALLBACK_COUNT
 } gw_read_fallback;
 
