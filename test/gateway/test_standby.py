@@ -219,6 +219,48 @@ def test_the_standby_killed_mid_stream_then_started_again(primary, standby, node
     run(go())
 
 
+FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
+
+
+def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
+        primary, standby, nodes, keys):
+    """One session notifies a wal.fence (lsn 1, replayed long ago), then a
+    typing: its read goes to the standby under that fence.  With a payload
+    the node drops as malformed between the two, the node forgets the fence
+    and the typing's read goes to the primary (docs/signals.md, "The
+    fence")."""
+    (a,) = nodes(1)
+    w = World(primary)
+    watcher, typer1, typer2 = new_id(), new_id(), new_id()
+    _, thread = w.room(watcher, typer1, typer2)
+    replayed(primary, standby)
+    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+    def notify(typer, between):
+        conn = primary.connect(autocommit=False)
+        cur = conn.cursor()
+        for payload in ['{"kind":"wal.fence","lsn":1}', *between,
+                        '{"kind":"gateway.typing","node":"%s","thread":"%s","principal":"%s"}'
+                        % (FOREIGN_NODE, thread, typer)]:
+            cur.execute("SELECT pg_notify('ephemeral', %s)", (payload,))
+        conn.commit()
+        conn.close()
+
+    async def go():
+        m = await Client.open(a.url, keys.person(watcher))
+        reads = a.metric(READS)
+        notify(typer1, [])
+        assert (await m.event("typing.started"))["principal"] == typer1
+        assert a.metric(READS) > reads              # the fence held: a standby read
+        reads = a.metric(READS)
+        notify(typer2, ['{"kind":"wal.fence","lsn":"1"}'])
+        assert (await m.event("typing.started"))["principal"] == typer2
+        assert a.metric(READS) == reads             # forgotten: the primary read it
+        await m.close()
+    run(go())
+    assert 'signal dropped as malformed' in a.log
+
+
 def server_pids(standby):
     """The standby's postmaster and its children."""
     with open(os.path.join(standby.data, "postmaster.pid")) as f:
