@@ -29,8 +29,12 @@
 #include "core/log.h"
 #include "core/pgconn.h"
 
-/* A standby's replay is looked at again this often while a read waits. */
-#define RECHECK_US 200
+/*
+ * A standby's replay is looked at again this often while a read waits:
+ * lws runs a timer under a millisecond at its next poll at once, so a
+ * shorter interval would spin (docs/standbys.md gives this figure).
+ */
+#define RECHECK_US 1000
 
 /*
  * A connection that saw a read's fence replayed sends the read without a
@@ -79,7 +83,6 @@ struct standby
 	rslot	   *slots;
 	int			nslots;
 	lws_usec_t	out_until;		/* out of rotation until then; 0: in */
-	uint64_t	replay;			/* the highest replay position seen */
 	int64_t		lag_bytes;		/* the newest fence waited for minus replay, at its check */
 	bool		was_up;
 	bool		warned;			/* "unreachable" logged since its last connection */
@@ -308,33 +311,42 @@ parse_lsn(const char *p, uint64_t *out)
 	return true;
 }
 
+typedef enum check_answer
+{
+	CHECK_OK,					/* in recovery, replay and incarnation learned */
+	CHECK_PROMOTED,				/* a well-formed answer: not in recovery */
+	CHECK_FAILED				/* an error, or an answer not understood */
+} check_answer;
+
 /*
  * What a check's answer tells of the slot's server: its replay position and
- * incarnation, kept for the slot and the standby.  False when the server
- * is not in recovery (promoted, or never a standby) or the answer is not
- * understood: the standby is then taken out of the rotation.
+ * incarnation, kept for the slot and the standby.  Only a well-formed
+ * answer that the server is not in recovery (promoted, or never a standby)
+ * takes the standby out of the rotation as not_in_recovery; a failed check
+ * (a timeout, a cancel, a broken connection) is the connection's matter.
  */
-static bool
+static check_answer
 learn(rslot *s, const PGresult *res, lws_usec_t now, uint64_t *replay_out)
 {
 	standby    *sb = s->sb;
 	uint64_t	replay = 0;
 
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
-		PQnfields(res) != 3 || PQgetisnull(res, 0, 1) ||
-		strcmp(PQgetvalue(res, 0, 1), "t") != 0 || PQgetisnull(res, 0, 0) ||
-		!parse_lsn(PQgetvalue(res, 0, 0), &replay) || PQgetisnull(res, 0, 2) ||
-		PQgetlength(res, 0, 2) >= SERVER_ID_MAX)
+		PQnfields(res) != 3 || PQgetisnull(res, 0, 1))
+		return CHECK_FAILED;
+	if (strcmp(PQgetvalue(res, 0, 1), "f") == 0)
 	{
 		take_out(sb, "not_in_recovery");
-		return false;
+		return CHECK_PROMOTED;
 	}
+	if (strcmp(PQgetvalue(res, 0, 1), "t") != 0 || PQgetisnull(res, 0, 0) ||
+		!parse_lsn(PQgetvalue(res, 0, 0), &replay) || PQgetisnull(res, 0, 2) ||
+		PQgetlength(res, 0, 2) >= SERVER_ID_MAX)
+		return CHECK_FAILED;
 	*replay_out = replay;
 	s->checked_at = now;
 	if (replay > s->seen)
 		s->seen = replay;
-	if (replay > sb->replay)
-		sb->replay = replay;
 	memcpy(s->server, PQgetvalue(res, 0, 2), (size_t) PQgetlength(res, 0, 2) + 1);
 	if (strcmp(s->server, sb->server) != 0 || replay < sb->server_replay)
 	{
@@ -345,7 +357,7 @@ learn(rslot *s, const PGresult *res, lws_usec_t now, uint64_t *replay_out)
 	if (replay > sb->server_replay)
 		sb->server_replay = replay;
 	sb->server_checked_at = now;
-	return true;
+	return CHECK_OK;
 }
 
 /* The check's answer: read now, wait a little more, or go to the primary. */
@@ -357,10 +369,16 @@ checked(rslot *s, const PGresult *res)
 	uint64_t	replay = 0;
 	lws_usec_t	now = lws_now_usecs();
 
-	if (!learn(s, res, now, &replay))
+	switch (learn(s, res, now, &replay))
 	{
-		to_primary(release(s), GW_READ_FALLBACK_OUT);
-		return;
+		case CHECK_PROMOTED:
+			to_primary(release(s), GW_READ_FALLBACK_OUT);
+			return;
+		case CHECK_FAILED:
+			to_primary(release(s), GW_READ_FALLBACK_ERROR);
+			return;
+		case CHECK_OK:
+			break;
 	}
 	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
 	if (now >= rc->wait_until)
@@ -396,7 +414,7 @@ ended(rslot *s, PGresult *res)
 	{
 		uint64_t	replay;
 
-		/* the check of a new connection (or a call cancelled meanwhile) */
+		/* the check of a new connection */
 		if (s->checking)
 			(void) learn(s, res, lws_now_usecs(), &replay);
 		s->checking = false;
