@@ -52,7 +52,6 @@ bothy_shmem_startup(void)
 		bothy_shared->queue_head = 0;
 		bothy_shared->queue_tail = 0;
 		bothy_shared->queue_reserved = 0;
-		bothy_shared->queue_fence = 0;
 		bothy_shared->queue_capacity = (uint32) bothy_signal_queue_size_kb * 1024;
 		SpinLockInit(&bothy_shared->latch_mutex);
 		for (int w = 0; w < BOTHY_WORKER_COUNT; w++)

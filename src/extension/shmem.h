@@ -27,7 +27,6 @@ typedef struct BothyShared
 	uint64		queue_tail;		/* bytes ever consumed by the fan-out worker */
 	uint64		queue_reserved;	/* bytes promised to transactions between pre-commit and commit */
 	uint32		queue_capacity;	/* size of queue_data in bytes */
-	uint64		queue_fence;	/* highest WAL fence of a signal written (XLogRecPtr) */
 
 	/*
 	 * Each running worker's process latch (MyLatch), NULL while it does not

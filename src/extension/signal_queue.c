@@ -94,16 +94,17 @@ bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
 	pos = bothy_shared->queue_head;
 	for (int i = 0; i < count; i++)
 	{
+		BothyQueueTag tag = tags[i];
+
+		tag.fence = fence;
 		ring_copy_in(pos, &lengths[i], sizeof(uint16));
-		ring_copy_in(pos + sizeof(uint16), &tags[i], sizeof(BothyQueueTag));
+		ring_copy_in(pos + sizeof(uint16), &tag, sizeof(BothyQueueTag));
 		ring_copy_in(pos + sizeof(uint16) + sizeof(BothyQueueTag), payloads[i], lengths[i]);
 		pos += BOTHY_QUEUE_ENTRY_BYTES(lengths[i]);
 	}
 	Assert(pos - bothy_shared->queue_head == bytes);
 	bothy_shared->queue_head = pos;
 	bothy_shared->queue_reserved -= bytes;
-	if (fence > bothy_shared->queue_fence)
-		bothy_shared->queue_fence = fence;
 	LWLockRelease(bothy_shared->queue_lock);
 }
 
@@ -115,6 +116,7 @@ bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken
 	uint64		head;
 	int			taken = 0;
 
+	*fence = 0;
 	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
 	pos = bothy_shared->queue_tail;
 	head = bothy_shared->queue_head;
@@ -122,18 +124,21 @@ bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken
 	{
 		uint16		len;
 		uint32		entry;
+		BothyQueueTag tag;
 
 		ring_copy_out(pos, &len, sizeof(uint16));
 		entry = BOTHY_QUEUE_ENTRY_BYTES(len);
 		if ((pos - bothy_shared->queue_tail) + entry > bufsize)
 			break;
 		ring_copy_out(pos, buf + (pos - bothy_shared->queue_tail), entry);
+		memcpy(&tag, buf + (pos - bothy_shared->queue_tail) + sizeof(uint16), sizeof(tag));
+		if (tag.fence > *fence)
+			*fence = tag.fence;
 		pos += entry;
 		taken++;
 	}
 	*bytes_taken = (uint32) (pos - bothy_shared->queue_tail);
 	bothy_shared->queue_tail = pos;
-	*fence = bothy_shared->queue_fence;
 	LWLockRelease(bothy_shared->queue_lock);
 	return taken;
 }
