@@ -195,7 +195,7 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 					   "Signals of this node heard back and ignored.",
 					   gw_stats.signals_own);
 	gw_metrics_counter(&b, "bothy_gateway_signals_ignored_total",
-					   "Payloads of a kind outside gateway. and terminal., ignored.",
+					   "Payloads of a kind outside gateway., terminal. and wal., ignored.",
 					   gw_stats.signals_ignored);
 	gw_metrics_header(&b, "bothy_gateway_signals_dropped_total", "counter",
 					  "Payloads dropped as malformed, by reason.");
