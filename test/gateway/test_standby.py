@@ -28,6 +28,7 @@ READS = "bothy_gateway_standby_reads_total"
 FALLBACK = 'bothy_gateway_standby_fallbacks_total{reason="%s"}'
 IN_ROTATION = 'bothy_gateway_standby_in_rotation{standby="1"}'
 WAITS = "bothy_gateway_standby_fence_wait_seconds_count"
+LAG = 'bothy_gateway_standby_lag_bytes{standby="1"}'
 
 
 class Standby:
@@ -169,6 +170,8 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         assert (await ma.event("run.updated", timeout=5))["version"] == 2
         poll_until(lambda: b.metric(FALLBACK % "wait") > waits[1], timeout=5,
                    what="B's read fell back to the primary")
+        # the lag, computed at the scrape: the fence is past the replay seen
+        assert a.metric(LAG) > 0 and b.metric(LAG) > 0
         # the standby still admits member_b: only the fence kept it out
         assert standby.query("SELECT count(*) FROM bothy.thread_audience(%s::uuid, "
                              "ARRAY[%s::uuid])", thread, member_b)[0][0] == 1

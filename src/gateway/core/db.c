@@ -385,6 +385,9 @@ gw_db_call *
 gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
 				  const gw_db_param *params, gw_db_cb cb, void *arg)
 {
+	/* a read the standbys could have taken but for its missing fence */
+	if (fence == 0 && db->reads != NULL)
+		gw_read_stats_now.fallbacks[GW_READ_FALLBACK_UNFENCED]++;
 	return submit_to(db, fence, sql, nparams, params, cb, arg);
 }
 

@@ -83,7 +83,6 @@ struct standby
 	rslot	   *slots;
 	int			nslots;
 	lws_usec_t	out_until;		/* out of rotation until then; 0: in */
-	int64_t		lag_bytes;		/* the newest fence waited for minus replay, at its check */
 	bool		was_up;
 	bool		warned;			/* "unreachable" logged since its last connection */
 	char		server[SERVER_ID_MAX];	/* the incarnation last checked, and */
@@ -100,6 +99,7 @@ struct gw_dbread
 	int			next;			/* round robin */
 	int			wait_ms;
 	int			retry_ms;
+	uint64_t	newest_fence;	/* the highest fence a read carried (for the lag gauge) */
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
 	lws_sorted_usec_list_t sul_queue;	/* the oldest queued call's wait for one */
 };
@@ -108,7 +108,7 @@ gw_read_stats gw_read_stats_now;
 gw_dbread  *gw_dbread_current;
 
 static const double wait_buckets[GW_N_READ_WAIT_BUCKETS] = GW_READ_WAIT_BUCKETS;
-static const char *const fallback_names[GW_READ_FALLBACK_COUNT] = {"wait", "out", "error", "busy", "slow"};
+static const char *const fallback_names[GW_READ_FALLBACK_COUNT] = {"wait", "out", "error", "busy", "slow", "unfenced"};
 
 static void dispatch(gw_dbread *r);
 
@@ -203,15 +203,16 @@ send_statement(rslot *s, bool check)
  * The bounds of docs/standbys.md, "Waits, fallbacks, rotation", enforced by
  * a timer, not only when an answer arrives: a standby that stopped
  * answering (stopped, blackholed, a stuck backend) must not hold a read
- * until --db-timeout.  Its statement cannot be cancelled without blocking,
- * so the connection is dropped and reconnects on the back-off.
+ * until --db-timeout.  A statement in flight stays on its connection (it
+ * cannot be cancelled without blocking): the slot stays busy, takes no
+ * read, and drops the answer when it comes.  Closing the connection
+ * instead would also forget the standby's replay (slot_down), for no gain.
  */
 static void
 bound_cb(lws_sorted_usec_list_t *sul)
 {
 	rslot	   *s = lws_container_of(sul, rslot, sul_bound);
 	bool		checking = s->checking;
-	bool		busy = s->busy;
 
 	if (s->call == NULL)
 		return;
@@ -226,11 +227,6 @@ bound_cb(lws_sorted_usec_list_t *sul)
 		/* the read itself ran past half of --db-timeout */
 		take_out(s->sb, "slow");
 		to_primary(release(s), GW_READ_FALLBACK_SLOW);
-	}
-	if (busy)
-	{
-		s->busy = false;
-		gw_pgconn_lost(&s->pc);
 	}
 }
 
@@ -380,7 +376,6 @@ checked(rslot *s, const PGresult *res)
 		case CHECK_OK:
 			break;
 	}
-	sb->lag_bytes = rc->fence > replay ? (int64_t) (rc->fence - replay) : 0;
 	if (now >= rc->wait_until)
 	{
 		/* an answer past the bound is too late, even one with the fence */
@@ -414,7 +409,7 @@ ended(rslot *s, PGresult *res)
 	{
 		uint64_t	replay;
 
-		/* the check of a new connection */
+		/* the check of a new connection, or a statement past its bound */
 		if (s->checking)
 			(void) learn(s, res, lws_now_usecs(), &replay);
 		s->checking = false;
@@ -636,6 +631,8 @@ gw_dbread_take(gw_dbread *r, gw_dbread_call *rc)
 	int			k;
 	bool		any = false;
 
+	if (rc->fence > r->newest_fence)
+		r->newest_fence = rc->fence;
 	for (k = 0; k < r->n; k++)
 		if (in_rotation(&r->sbs[k], now))
 			any = true;
@@ -767,10 +764,19 @@ gw_dbread_metrics(gw_metrics_out *out)
 		gw_metrics_put(out, "bothy_gateway_standby_in_rotation{standby=\"%d\"} %d\n",
 					   r->sbs[i].index, in_rotation(&r->sbs[i], now) ? 1 : 0);
 	gw_metrics_header(out, "bothy_gateway_standby_lag_bytes", "gauge",
-					  "WAL bytes between the last fence checked and the standby's replay then.");
+					  "WAL bytes between the newest fence a read carried and the standby's "
+					  "highest replay seen; absent while no connection knows its replay.");
 	for (i = 0; r != NULL && i < r->n; i++)
-		gw_metrics_put(out, "bothy_gateway_standby_lag_bytes{standby=\"%d\"} %lld\n",
-					   r->sbs[i].index, (long long) r->sbs[i].lag_bytes);
+	{
+		standby    *sb = &r->sbs[i];
+
+		/* computed now, from the replay of the server reached (docs/standbys.md) */
+		if (sb->server[0] == '\0')
+			continue;
+		gw_metrics_put(out, "bothy_gateway_standby_lag_bytes{standby=\"%d\"} %llu\n",
+					   sb->index, (unsigned long long) (r->newest_fence > sb->server_replay ?
+														r->newest_fence - sb->server_replay : 0));
+	}
 }
 
 void

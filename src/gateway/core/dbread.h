@@ -50,6 +50,8 @@ typedef enum gw_read_fallback
 	GW_READ_FALLBACK_ERROR,		/* the standby failed the call or its connection */
 	GW_READ_FALLBACK_BUSY,		/* no free standby connection within the wait */
 	GW_READ_FALLBACK_SLOW,		/* the read on the standby ran past half of --db-timeout */
+	GW_READ_FALLBACK_UNFENCED,	/* a delivery's read with no fence (a fallback NOTIFY's,
+								 * or an extension older than 0.3.0) */
 	GW_READ_FALLBACK_COUNT
 } gw_read_fallback;
 
