@@ -40,7 +40,9 @@
  * A connection that saw a read's fence replayed sends the read without a
  * check, but not when its last check is older than this: a standby
  * promoted meanwhile (its state holds every commit up to the fence, but it
- * may take writes of its own after) leaves the rotation within it.
+ * may take writes of its own after) still gets such reads for up to this
+ * long, then leaves the rotation at the next check (docs/standbys.md,
+ * "After a promotion, for up to a second").
  */
 #define CHECK_MAX_AGE_US (1000 * 1000)
 
