@@ -359,6 +359,24 @@ def test_a_wrong_or_unreachable_database_read_at_start(primary, standby, keys):
     finally:
         node.stop()
 
+    # the right standby, another database on it: out of rotation, reads on the primary
+    replayed(primary, standby)
+    node = Gateway("standby-wrong-db", primary, keys,
+                   ["--database-read", standby.conninfo.replace("dbname=bothy_test", "dbname=postgres"),
+                    "--database-read-retry", "500"]).start()
+    try:
+        async def go_wrong():
+            m = await Client.open(node.url, keys.person(member))
+            assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
+            assert (await m.event("run.updated"))["version"] == 2
+            await m.close()
+        poll_until(lambda: "reason=wrong_database" in node.log, timeout=10,
+                   what="the wrong database seen")
+        run(go_wrong())
+        assert node.metric(READS) == 0
+    finally:
+        node.stop()
+
 
 def test_a_promoted_standby_leaves_the_rotation(primary, standby, nodes, keys):
     """Last: the standby is a primary of its own afterwards."""

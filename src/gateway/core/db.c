@@ -381,6 +381,22 @@ gw_db_set_reads(gw_db *db, gw_dbread *reads)
 	db->reads = reads;
 }
 
+/*
+ * The database a primary connection that is up reached (what libpq
+ * connected to), or NULL while none is up: a standby must answer for the
+ * same one (docs/standbys.md, "At start").
+ */
+const char *
+gw_db_dbname(const gw_db *db)
+{
+	int			i;
+
+	for (i = 0; i < db->nslots; i++)
+		if (db->slots[i].pc.state == GW_PG_UP)
+			return PQdb(db->slots[i].pc.pg);
+	return NULL;
+}
+
 gw_db_call *
 gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
 				  const gw_db_param *params, gw_db_cb cb, void *arg)

@@ -57,7 +57,8 @@
  * as a new incarnation (docs/standbys.md, "Rotation").
  */
 static const char sql_check[] =
-"SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery(), pg_postmaster_start_time()::text";
+"SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery(), pg_postmaster_start_time()::text,"
+" current_database()";
 
 #define SERVER_ID_MAX 48			/* the start time's text, "2026-12-07 01:02:03.123456+00" */
 
@@ -313,6 +314,7 @@ typedef enum check_answer
 {
 	CHECK_OK,					/* in recovery, replay and incarnation learned */
 	CHECK_PROMOTED,				/* a well-formed answer: not in recovery */
+	CHECK_WRONG,				/* another database than the primary's */
 	CHECK_FAILED				/* an error, or an answer not understood */
 } check_answer;
 
@@ -329,9 +331,23 @@ learn(rslot *s, const PGresult *res, lws_usec_t now, uint64_t *replay_out)
 	standby    *sb = s->sb;
 	uint64_t	replay = 0;
 
+	const char *dbname = gw_db_dbname(sb->r->db);
+
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
-		PQnfields(res) != 3 || PQgetisnull(res, 0, 1))
+		PQnfields(res) != 4 || PQgetisnull(res, 0, 1) || PQgetisnull(res, 0, 3) ||
+		dbname == NULL)
 		return CHECK_FAILED;
+
+	/*
+	 * A standby's other database (a dbname typo) would answer from
+	 * unrelated data.  A hot standby of another cluster is not told apart
+	 * here (docs/standbys.md, "At start").
+	 */
+	if (strcmp(PQgetvalue(res, 0, 3), dbname) != 0)
+	{
+		take_out(sb, "wrong_database");
+		return CHECK_WRONG;
+	}
 	if (strcmp(PQgetvalue(res, 0, 1), "f") == 0)
 	{
 		take_out(sb, "not_in_recovery");
@@ -370,6 +386,7 @@ checked(rslot *s, const PGresult *res)
 	switch (learn(s, res, now, &replay))
 	{
 		case CHECK_PROMOTED:
+		case CHECK_WRONG:
 			to_primary(release(s), GW_READ_FALLBACK_OUT);
 			return;
 		case CHECK_FAILED:

@@ -98,6 +98,7 @@ void		gw_db_finish(gw_db_call *c, gw_db_result result, const PGresult *res);
 void		gw_db_to_primary(gw_db_call *c);
 void		gw_db_drop(gw_db_call *c);
 void		gw_db_set_reads(gw_db *db, gw_dbread *reads);
+const char *gw_db_dbname(const gw_db *db);
 gw_dbread_call *gw_db_call_read(gw_db_call *c);
 gw_db_call *gw_db_call_of_read(gw_dbread_call *r);
 lws_dll2_t *gw_db_call_link(gw_db_call *c);
