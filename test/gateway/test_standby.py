@@ -342,40 +342,38 @@ def test_a_wrong_or_unreachable_database_read_at_start(primary, standby, keys):
     member = new_id()
     _, thread = w.room(member)
     agent, run_id = w.agent(), new_id()
+
+    def delivered_without_the_standby(name, conninfo, version, before=lambda node: None):
+        """A node with conninfo as its standby delivers version, and no
+        read of it went to a standby."""
+        node = Gateway(name, primary, keys, ["--database-read", conninfo,
+                                             "--database-read-retry", "500"]).start()
+        try:
+            before(node)
+
+            async def go():
+                m = await Client.open(node.url, keys.person(member))
+                assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+                assert (await m.event("run.updated"))["version"] == version
+                await m.close()
+            run(go())
+            assert node.metric(READS) == 0
+            return node.log, node.metric(FALLBACK % "out")
+        finally:
+            node.stop()
+
     gone = os.path.join(WORK, "no-standby-here")
-    node = Gateway("standby-unreachable", primary, keys,
-                   ["--database-read", "host=%s port=%s dbname=bothy_test user=postgres" % (gone, PORT),
-                    "--database-read-retry", "500"]).start()
-    try:
-        async def go():
-            m = await Client.open(node.url, keys.person(member))
-            assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
-            assert (await m.event("run.updated"))["version"] == 1
-            await m.close()
-        run(go())
-        assert node.metric(FALLBACK % "out") >= 1
-        assert node.metric(READS) == 0
-        assert "standby unreachable, its reads go to the primary" in node.log
-    finally:
-        node.stop()
+    log, out = delivered_without_the_standby(
+        "standby-unreachable", "host=%s port=%s dbname=bothy_test user=postgres" % (gone, PORT), 1)
+    assert out >= 1
+    assert "standby unreachable, its reads go to the primary" in log
 
     # the right standby, another database on it: out of rotation, reads on the primary
     replayed(primary, standby)
-    node = Gateway("standby-wrong-db", primary, keys,
-                   ["--database-read", standby.conninfo.replace("dbname=bothy_test", "dbname=postgres"),
-                    "--database-read-retry", "500"]).start()
-    try:
-        async def go_wrong():
-            m = await Client.open(node.url, keys.person(member))
-            assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
-            assert (await m.event("run.updated"))["version"] == 2
-            await m.close()
-        poll_until(lambda: "reason=wrong_database" in node.log, timeout=10,
-                   what="the wrong database seen")
-        run(go_wrong())
-        assert node.metric(READS) == 0
-    finally:
-        node.stop()
+    delivered_without_the_standby(
+        "standby-wrong-db", standby.conninfo.replace("dbname=bothy_test", "dbname=postgres"), 2,
+        lambda node: poll_until(lambda: "reason=wrong_database" in node.log, timeout=10,
+                                what="the wrong database seen"))
 
 
 def test_a_promoted_standby_leaves_the_rotation(primary, standby, nodes, keys):
