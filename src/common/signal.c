@@ -57,6 +57,7 @@ typedef enum bothy_member_id
 	BOTHY_M_CONN_ID,
 	BOTHY_M_EVENT,
 	BOTHY_M_SEQ,
+	BOTHY_M_LSN,
 	BOTHY_M__COUNT
 } bothy_member_id;
 
@@ -97,6 +98,7 @@ static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_CONN_ID] = BOTHY_ID(conn_id, BOTHY_FORM_UUIDV7),
 	[BOTHY_M_EVENT] = BOTHY_INT(event, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_SEQ] = BOTHY_INT(seq, BOTHY_SIGNAL_VERSION_MAX),
+	[BOTHY_M_LSN] = BOTHY_INT(lsn, BOTHY_SIGNAL_LSN_MAX),
 };
 
 #define BOTHY_KIND_MAX_MEMBERS 9
@@ -149,6 +151,8 @@ static const bothy_kind_def bothy_kinds[BOTHY_KIND_COUNT] = {
 			BOTHY_REQ(HOST_ID), BOTHY_REQ(SESSION_ID)}},
 	[BOTHY_KIND_TERMINAL_LOG] = {"terminal.log", 1, {
 			BOTHY_REQ(SEQ)}},
+	[BOTHY_KIND_WAL_FENCE] = {"wal.fence", 1, {
+			BOTHY_REQ(LSN)}},
 };
 
 static const char *const bothy_agent_state_codes[BOTHY_AGENT_STATE_COUNT] = {
@@ -369,7 +373,8 @@ bothy_classify_kind(const bothy_json_member *m, bothy_kind *kind,
 
 	bothy_name_decode(m->value, m->value_len, &value);
 	if (!bothy_name_has_prefix(&value, "gateway.") &&
-		!bothy_name_has_prefix(&value, "terminal."))
+		!bothy_name_has_prefix(&value, "terminal.") &&
+		!bothy_name_has_prefix(&value, "wal."))
 		return BOTHY_DECODE_IGNORED;
 	for (k = BOTHY_KIND_NONE + 1; k < BOTHY_KIND_COUNT; k++)
 	{

@@ -32,7 +32,7 @@
 
 typedef enum bothy_kind
 {
-	BOTHY_KIND_NONE = 0,		/* a kind outside gateway. and terminal.: ignored */
+	BOTHY_KIND_NONE = 0,		/* a kind outside gateway., terminal. and wal.: ignored */
 	BOTHY_KIND_GATEWAY_TYPING,
 	BOTHY_KIND_GATEWAY_RUN,
 	BOTHY_KIND_GATEWAY_AGENT_PRESENCE,
@@ -46,6 +46,7 @@ typedef enum bothy_kind
 	BOTHY_KIND_TERMINAL_HOST_GONE,
 	BOTHY_KIND_TERMINAL_SESSION_PAIRED,
 	BOTHY_KIND_TERMINAL_LOG,
+	BOTHY_KIND_WAL_FENCE,		/* the fan-out worker's, never a producer's */
 	BOTHY_KIND_COUNT
 } bothy_kind;
 
@@ -88,6 +89,7 @@ typedef enum bothy_hint_kind
 
 /* The largest values of the integer members (version, event and seq are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)
+#define BOTHY_SIGNAL_LSN_MAX INT64_MAX	/* a WAL position, as an unsigned 64-bit number */
 #define BOTHY_SIGNAL_COUNT_MAX	INT64_C(2147483647)
 
 /*
@@ -118,6 +120,7 @@ typedef struct bothy_signal
 	int64_t		event;			/* gateway.agent_event: 0 .. 9007199254740991 */
 	int64_t		count;			/* gateway.hint: 0 .. 2147483647 */
 	int64_t		seq;			/* terminal.log: 0 .. 9007199254740991 */
+	int64_t		lsn;			/* wal.fence: 0 .. 2^63 - 1, a WAL position */
 	bothy_agent_state state;
 	bothy_billing_mode billing_mode;
 	bothy_hint_kind hint_kind;

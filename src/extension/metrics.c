@@ -103,8 +103,10 @@ bothy_metrics(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (bothy_shared == NULL)
 		elog(ERROR, "bothy shared memory is not attached");
+	/* wal.fence, the last kind, is the fan-out worker's own: no producer's signal */
+	StaticAssertStmt(BOTHY_KIND_WAL_FENCE == BOTHY_KIND_COUNT - 1, "wal.fence must be the last kind");
 	for (int c = 0; c < BOTHY_SIGNAL_COUNTER_COUNT; c++)
-		for (int k = BOTHY_KIND_NONE + 1; k < BOTHY_KIND_COUNT; k++)
+		for (int k = BOTHY_KIND_NONE + 1; k < BOTHY_KIND_WAL_FENCE; k++)
 			put_metric(rsinfo, signal_counter_names[c], bothy_kind_name((bothy_kind) k),
 					   pg_atomic_read_u64(&bothy_shared->metrics.signals[c][k]));
 	for (int c = 0; c < BOTHY_COUNTER_COUNT; c++)

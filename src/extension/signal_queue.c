@@ -85,7 +85,7 @@ bothy_queue_release(uint32 bytes)
 
 void
 bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
-						   const BothyQueueTag *tags, int count, uint32 bytes)
+						   const BothyQueueTag *tags, int count, uint32 bytes, uint64 fence)
 {
 	uint64		pos;
 
@@ -94,8 +94,11 @@ bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
 	pos = bothy_shared->queue_head;
 	for (int i = 0; i < count; i++)
 	{
+		BothyQueueTag tag = tags[i];
+
+		tag.fence = fence;
 		ring_copy_in(pos, &lengths[i], sizeof(uint16));
-		ring_copy_in(pos + sizeof(uint16), &tags[i], sizeof(BothyQueueTag));
+		ring_copy_in(pos + sizeof(uint16), &tag, sizeof(BothyQueueTag));
 		ring_copy_in(pos + sizeof(uint16) + sizeof(BothyQueueTag), payloads[i], lengths[i]);
 		pos += BOTHY_QUEUE_ENTRY_BYTES(lengths[i]);
 	}
@@ -106,12 +109,14 @@ bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
 }
 
 int
-bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken)
+bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken,
+				 uint64 *fence)
 {
 	uint64		pos;
 	uint64		head;
 	int			taken = 0;
 
+	*fence = 0;
 	LWLockAcquire(bothy_shared->queue_lock, LW_EXCLUSIVE);
 	pos = bothy_shared->queue_tail;
 	head = bothy_shared->queue_head;
@@ -119,12 +124,16 @@ bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken
 	{
 		uint16		len;
 		uint32		entry;
+		BothyQueueTag tag;
 
 		ring_copy_out(pos, &len, sizeof(uint16));
 		entry = BOTHY_QUEUE_ENTRY_BYTES(len);
 		if ((pos - bothy_shared->queue_tail) + entry > bufsize)
 			break;
 		ring_copy_out(pos, buf + (pos - bothy_shared->queue_tail), entry);
+		memcpy(&tag, buf + (pos - bothy_shared->queue_tail) + sizeof(uint16), sizeof(tag));
+		if (tag.fence > *fence)
+			*fence = tag.fence;
 		pos += entry;
 		taken++;
 	}

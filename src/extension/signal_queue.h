@@ -27,6 +27,7 @@ typedef struct BothyQueueTag
 	bool		has_subject;	/* coalesced with its subject's newer signals */
 	bothy_uuid	subject;		/* a run, or an agent; zero when none */
 	int64		rank;			/* the run's version, the agent's event, the log number */
+	uint64		fence;			/* its producer's WAL fence (set by the queue) */
 } BothyQueueTag;
 
 #define BOTHY_QUEUE_ENTRY_BYTES(len) \
@@ -41,13 +42,21 @@ extern void bothy_queue_tag_of(const bothy_signal *sig, BothyQueueTag *tag);
 
 extern bool bothy_queue_reserve(uint32 bytes);
 extern void bothy_queue_release(uint32 bytes);
-/* Write entries into a reservation of exactly the bytes they take. */
+/*
+ * Write entries into a reservation of exactly the bytes they take; fence is
+ * a WAL position at or after the producer's commit record and after every
+ * commit visible when it committed (stage.c).
+ */
 extern void bothy_queue_write_reserved(const char *const *payloads, const uint16 *lengths,
-									   const BothyQueueTag *tags, int count, uint32 bytes);
+									   const BothyQueueTag *tags, int count, uint32 bytes,
+									   uint64 fence);
 /*
  * Take whole entries from the queue into buf (at most bufsize bytes and
- * max_entries entries); returns the number of entries taken.
+ * max_entries entries); returns the number of entries taken.  *fence: the
+ * highest fence of the entries taken (0 when none), not of those left in
+ * the queue: a backlog must not raise a batch's fence (docs/signals.md).
  */
-extern int	bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken);
+extern int	bothy_queue_take(char *buf, uint32 bufsize, int max_entries, uint32 *bytes_taken,
+							 uint64 *fence);
 
 #endif							/* BOTHY_SIGNAL_QUEUE_H */

@@ -36,7 +36,7 @@ PG_FUNCTION_INFO_V1(bothy_signal_check);
 
 /*
  * The kind of a valid payload, NULL for a payload of some other producer
- * (a kind outside gateway. and terminal.), an ERROR naming the reason for a
+ * (a kind outside gateway., terminal. and wal.), an ERROR naming the reason for a
  * malformed one.
  */
 Datum
@@ -111,8 +111,8 @@ stage_payload(const char *payload, size_t len, const char *kind)
 		case BOTHY_DECODE_IGNORED:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 kind ? errmsg("kind \"%s\" is outside gateway. and terminal.", kind) :
-					 errmsg("the signal's kind is outside gateway. and terminal."),
+					 kind ? errmsg("kind \"%s\" is outside gateway., terminal. and wal.", kind) :
+					 errmsg("the signal's kind is outside gateway., terminal. and wal."),
 					 errdetail("bothy.publish sends only the signal kinds of docs/signals.md.")));
 			break;
 		case BOTHY_DECODE_MALFORMED:
@@ -120,6 +120,16 @@ stage_payload(const char *payload, size_t len, const char *kind)
 			break;
 	}
 
+	/*
+	 * A fence is the fan-out worker's alone: a producer's fence could claim
+	 * a WAL position below its own commit and let a standby answer a
+	 * delivery's read before that commit is replayed (docs/signals.md,
+	 * "The fence").
+	 */
+	if (sig.kind == BOTHY_KIND_WAL_FENCE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kind \"wal.fence\" is sent by the fan-out worker only")));
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, &sig);

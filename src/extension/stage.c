@@ -20,6 +20,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "commands/async.h"
 #include "nodes/pg_list.h"
 #include "utils/memutils.h"
@@ -133,14 +134,29 @@ lay_out_entries(void)
 	return bytes;
 }
 
-/* At commit: no allocation, nothing that can fail. */
+/*
+ * At commit: no allocation, nothing that can fail.
+ *
+ * The fence (docs/signals.md, "The fence"): the WAL insert position read
+ * here, after this transaction's commit record was inserted and after it
+ * became visible, so at or after that record and after the commit record
+ * of every transaction visible to a snapshot taken now (each inserted its
+ * record before it became visible).  A standby that replayed up to it
+ * shows at least what the primary showed when this signal committed.
+ * The end of the last record inserted, not where the next one starts:
+ * at a page boundary the latter lies past the page header, past the end
+ * of all WAL written, and XLogFlush() of it raises an error that would
+ * lose the worker's whole batch (docs/signals.md, "The fence").
+ */
 static void
 write_reserved(void)
 {
+	uint64		fence = (uint64) Max(GetXLogInsertEndRecPtr(), XactLastCommitEnd);
+
 	for (int i = 0; i < to_write.count; i++)
 		bothy_count_signal(BOTHY_SIGNALS_STAGED, to_write.tags[i].kind, 1);
 	bothy_queue_write_reserved(to_write.payloads, to_write.lengths, to_write.tags,
-							   to_write.count, reserved_bytes);
+							   to_write.count, reserved_bytes, fence);
 	reserved_bytes = 0;
 	bothy_wake_worker(BOTHY_WORKER_FANOUT);
 }

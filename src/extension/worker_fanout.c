@@ -13,10 +13,19 @@
  * identical payload is sent once.  Its transactions commit asynchronously:
  * signals are at most once anyway, and waiting for the disk would only slow
  * the batch down.
+ *
+ * Each batch's transaction notifies a wal.fence first: a WAL position at or
+ * after the commit of every signal in the batch (stage.c), flushed, so a
+ * node that reads a delivery's audience on a standby waits until that
+ * standby has replayed it (docs/signals.md, "The fence").  It goes first so
+ * that a node knows it before any signal of the batch, and by the
+ * notifying process (the listener's be_pid), the node tells the worker's
+ * signals from a producer's fallback NOTIFY, which carries no fence.
  */
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "commands/async.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -37,12 +46,27 @@ PGDLLEXPORT void bothy_fanout_main(Datum arg);
 /* Wake at least this often, so a lost wake-up delays a batch, never loses it. */
 #define FANOUT_IDLE_TIMEOUT_MS 1000
 
+/* The batch's fence as a wal.fence payload (the codec's own encoding). */
+static void
+fence_payload(uint64 fence, char *out, size_t size)
+{
+	bothy_signal sig;
+
+	memset(&sig, 0, sizeof(sig));
+	sig.kind = BOTHY_KIND_WAL_FENCE;
+	sig.lsn = (int64) Min(fence, (uint64) BOTHY_SIGNAL_LSN_MAX);
+	if (bothy_signal_encode(&sig, out, size) < 0)
+		elog(ERROR, "a WAL fence could not be encoded");
+}
+
 /* Take one batch from the queue and notify it; returns the entries taken. */
 static int
 send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 {
 	uint32		bytes;
-	int			n = bothy_queue_take(buf, bufsize, bothy_fanout_batch_size, &bytes);
+	uint64		fence = 0;
+	char		fence_text[64];
+	int			n = bothy_queue_take(buf, bufsize, bothy_fanout_batch_size, &bytes, &fence);
 	BothyCoalesceEntry *entries;
 	uint32		pos = 0;
 	MemoryContext old;
@@ -73,6 +97,18 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 	PG_TRY();
 	{
 		StartTransactionCommand();
+
+		/*
+		 * A producer that committed asynchronously may not have flushed its
+		 * commit record yet, and a standby receives only flushed WAL: flush
+		 * up to the fence (nothing to do when a synchronous commit did).
+		 */
+		if (fence != 0)
+		{
+			XLogFlush((XLogRecPtr) fence);
+			fence_payload(fence, fence_text, sizeof(fence_text));
+			Async_Notify(BOTHY_SIGNAL_CHANNEL, fence_text);
+		}
 		for (int i = 0; i < n; i++)
 			if (!entries[i].drop)
 				Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);

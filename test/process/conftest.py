@@ -106,15 +106,24 @@ class Listener:
         self.conn = instance.connect()
         self.conn.cursor().execute("LISTEN ephemeral")
 
-    def next(self, timeout=5.0):
-        """The next payload, or an AssertionError after timeout seconds (a bounded wait)."""
+    def next(self, timeout=5.0, fences=False):
+        """The next payload, or an AssertionError after timeout seconds (a
+        bounded wait).  The fan-out worker's wal.fence before each batch
+        (docs/signals.md, "The fence") is skipped unless fences is true."""
+        return self.next_notify(timeout, fences).payload
+
+    def next_notify(self, timeout=5.0, fences=True):
+        """The next notification (payload and pid), as next."""
         deadline = time.monotonic() + timeout
-        while not self.conn.notifies:
-            left = deadline - time.monotonic()
-            assert left > 0, "no signal arrived within %.1f s" % timeout
-            select.select([self.conn], [], [], left)
-            self.conn.poll()
-        return self.conn.notifies.pop(0).payload
+        while True:
+            while not self.conn.notifies:
+                left = deadline - time.monotonic()
+                assert left > 0, "no signal arrived within %.1f s" % timeout
+                select.select([self.conn], [], [], left)
+                self.conn.poll()
+            notify = self.conn.notifies.pop(0)
+            if fences or not notify.payload.startswith('{"kind":"wal.fence"'):
+                return notify
 
     def close(self):
         self.conn.close()

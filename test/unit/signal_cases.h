@@ -164,6 +164,12 @@ static const signal_example signal_examples[] = {
 	{"terminal.log at the largest number", BOTHY_KIND_TERMINAL_LOG, 0,
 		{{"seq", "9007199254740991"}},
 	OPEN("terminal.log") KV("seq", "9007199254740991") CLOSE},
+	{"wal.fence", BOTHY_KIND_WAL_FENCE, 0,
+		{{"lsn", "28736736"}},
+	OPEN("wal.fence") KV("lsn", "28736736") CLOSE},
+	{"wal.fence at the largest position", BOTHY_KIND_WAL_FENCE, 0,
+		{{"lsn", "9223372036854775807"}},
+	OPEN("wal.fence") KV("lsn", "9223372036854775807") CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -329,6 +335,7 @@ static const decode_case decode_cases[] = {
 		"terminal.host_opened"),
 	BAD("bare gateway prefix", "{\"kind\":\"gateway.\"}", UNKNOWN_KIND, "gateway."),
 	BAD("bare terminal prefix", "{\"kind\":\"terminal.\"}", UNKNOWN_KIND, "terminal."),
+	BAD("unknown wal kind", "{\"kind\":\"wal.position\"}", UNKNOWN_KIND, "wal.position"),
 	BAD("kind in wrong case", "{\"kind\":\"gateway.Typing\"}", UNKNOWN_KIND, "gateway.yping"),
 	BAD("kind with a trailing space", "{\"kind\":\"gateway.typing \"}", UNKNOWN_KIND,
 		"gateway.typing"),
@@ -522,6 +529,15 @@ static const decode_case decode_cases[] = {
 		UNKNOWN_MEMBER, "node"),
 	BAD("seq on another kind", OPEN("terminal.host_close") KVS("host_id", U1) KV("seq", "1") CLOSE,
 		UNKNOWN_MEMBER, "seq"),
+	BAD("lsn 2^63", OPEN("wal.fence") KV("lsn", "9223372036854775808") CLOSE, OUT_OF_RANGE, "lsn"),
+	BAD("lsn negative", OPEN("wal.fence") KV("lsn", "-1") CLOSE, OUT_OF_RANGE, "lsn"),
+	BAD("lsn as text", OPEN("wal.fence") KVS("lsn", "0/1B67A60") CLOSE, NOT_INTEGER, "lsn"),
+	BAD("lsn with an exponent", OPEN("wal.fence") KV("lsn", "1e9") CLOSE, NOT_INTEGER, "lsn"),
+	BAD("lsn missing", "{\"kind\":\"wal.fence\"}", MISSING_MEMBER, "lsn"),
+	BAD("node on wal.fence", OPEN("wal.fence") KV("lsn", "1") KVS("node", NODE) CLOSE,
+		UNKNOWN_MEMBER, "node"),
+	BAD("lsn on another kind", OPEN("terminal.log") KV("seq", "1") KV("lsn", "1") CLOSE,
+		UNKNOWN_MEMBER, "lsn"),
 
 	/* not_boolean */
 	BAD("quiet a string", OPEN("gateway.hint") HINT_M KVS("hint_kind", "run")

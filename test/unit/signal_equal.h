@@ -61,6 +61,8 @@ bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 			return BOTHY_EQ_ID(host_id) && BOTHY_EQ_ID(conn_id);
 		case BOTHY_KIND_TERMINAL_LOG:
 			return a->seq == b->seq;
+		case BOTHY_KIND_WAL_FENCE:
+			return a->lsn == b->lsn;
 		case BOTHY_KIND_NONE:
 		case BOTHY_KIND_COUNT:
 			break;

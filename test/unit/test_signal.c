@@ -69,6 +69,8 @@ set_field(bothy_signal *sig, const char *name, const char *value)
 		sig->count = strtoll(value, NULL, 10);
 	else if (strcmp(name, "seq") == 0)
 		sig->seq = strtoll(value, NULL, 10);
+	else if (strcmp(name, "lsn") == 0)
+		sig->lsn = strtoll(value, NULL, 10);
 	else if (strcmp(name, "quiet") == 0)
 		sig->quiet = strcmp(value, "true") == 0;
 	else if (strcmp(name, "state") == 0)
@@ -492,7 +494,7 @@ test_names(void)
 		"gateway.consumer", "gateway.hint", "gateway.agent_event", "terminal.session_open",
 		"terminal.host_close",
 		"terminal.host_present", "terminal.host_gone", "terminal.session_paired",
-		"terminal.log",
+		"terminal.log", "wal.fence",
 	};
 	static const char *const reasons[BOTHY_REASON_COUNT] = {
 		"none", "too_long", "not_json", "not_object", "no_kind", "kind_not_string",

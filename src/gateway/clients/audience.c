@@ -17,6 +17,7 @@
 #include "clients/audience.h"
 #include "clients/stats.h"
 #include "core/db.h"
+#include "core/listener.h"
 #include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
@@ -40,6 +41,7 @@ struct gw_audience_call
 	const gw_audience_ops *ops;
 	void	   *arg;
 	char		thread[BOTHY_UUID_STRLEN + 1];
+	uint64_t	fence;			/* of the signals delivered; 0: the primary reads */
 	bothy_uuid *rest;			/* the persons after the first part, until it answered */
 	size_t		nrest;
 	int			pending;		/* calls not answered */
@@ -89,7 +91,8 @@ submit(gw_audience_call *a, int i, const char *sql, int nfixed, const char *cons
 		}
 		params[nfixed].value = list;
 		params[nfixed].length = len;
-		a->parts[i].call = gw_db_submit_params(gw.db, sql, nfixed + 1, params, answered, &a->parts[i]);
+		a->parts[i].call = gw_db_submit_read(gw.db, a->fence, sql, nfixed + 1, params, answered,
+											 &a->parts[i]);
 		free(list);
 	}
 	if (a->parts[i].call == NULL)
@@ -166,7 +169,7 @@ answered(void *arg, gw_db_result result, const PGresult *res)
 gw_audience_call *
 gw_audience_ask(const char *head_sql, int nparams, const char *const *params,
 				const bothy_uuid *thread, const bothy_uuid *persons, size_t n,
-				const gw_audience_ops *ops, void *arg)
+				uint64_t fence, const gw_audience_ops *ops, void *arg)
 {
 	const char *head_params[GW_DB_MAX_PARAMS];
 	size_t		first = n < GW_AUDIENCE_FIRST ? n : GW_AUDIENCE_FIRST,
@@ -191,6 +194,7 @@ gw_audience_ask(const char *head_sql, int nparams, const char *const *params,
 	}
 	a->ops = ops;
 	a->arg = arg;
+	a->fence = fence;
 	a->nrest = nrest;
 	a->nparts = (int) (1 + more);
 	bothy_uuid_format(thread, a->thread);
@@ -223,7 +227,8 @@ gw_audience_call *
 gw_audience_ask_place(const bothy_uuid *thread, const bothy_uuid *persons, size_t n,
 					  const gw_audience_ops *ops, void *arg)
 {
-	return gw_audience_ask(sql_place, 0, NULL, thread, persons, n, ops, arg);
+	/* typing and hints ask from the signal's hook, or for a local event (fence 0) */
+	return gw_audience_ask(sql_place, 0, NULL, thread, persons, n, gw_listener_fence(), ops, arg);
 }
 
 bool

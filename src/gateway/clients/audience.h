@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libpq-fe.h>
 
@@ -68,14 +69,18 @@ typedef struct gw_audience_ops
  * constant, the caller's nparams text params first, then the thread and
  * the first part's persons) for the first part.  NULL when the head could
  * not be queued: no callback is then called.  A later part that cannot be
- * queued counts as failed.
+ * queued counts as failed.  fence: the WAL fence of the signals delivered
+ * (gw_listener_fence), so that a standby may answer every part once it
+ * replayed it (docs/standbys.md); 0 when unknown: the primary answers.
  */
 gw_audience_call *gw_audience_ask(const char *head_sql, int nparams, const char *const *params,
 								  const bothy_uuid *thread, const bothy_uuid *persons,
-								  size_t n, const gw_audience_ops *ops, void *arg);
+								  size_t n, uint64_t fence, const gw_audience_ops *ops,
+								  void *arg);
 
 /*
- * gw_audience_ask with the thread's place as the head (typing, hints): in
+ * gw_audience_ask with the thread's place as the head (typing, hints), with
+ * the fence of the signal whose hook runs now (none outside one): in
  * the head callback, gw_audience_place reads it from res (false when the
  * answer is not a UUID; *place NULL for a thread the seam does not know).
  */

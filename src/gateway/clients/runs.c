@@ -15,6 +15,7 @@
 #include "clients/deliver.h"
 #include "clients/runs.h"
 #include "clients/stats.h"
+#include "core/listener.h"
 #include "core/log.h"
 #include "core/node.h"
 
@@ -32,6 +33,8 @@ typedef struct run_entry
 	int64_t		window_until;	/* gw_mono_ms: no read starts before */
 	int64_t		last_signal;	/* gw_mono_ms */
 	gw_audience_call *call;		/* the read in flight */
+	uint64_t	fence;			/* highest fence of the signals since the last read began */
+	bool		unfenced;		/* ... one of them had none: the primary reads */
 	gw_text		ev;				/* its event, once the document is read */
 	lws_sorted_usec_list_t sul; /* window end, or the idle expiry */
 } run_entry;
@@ -183,6 +186,7 @@ start_read(run_entry *e)
 	const char *params[1] = {run};
 	bothy_uuid *persons;
 	size_t		n;
+	uint64_t	fence;
 
 	e->window_until = gw_mono_ms() + gw.opt.run_coalesce_ms;
 	e->reading = e->wanted;
@@ -196,7 +200,10 @@ start_read(run_entry *e)
 		return;
 	}
 	bothy_uuid_format(&e->run, run);
-	e->call = gw_audience_ask(sql_read, 1, params, &e->thread, persons, n, &read_ops, e);
+	fence = e->unfenced ? 0 : e->fence;
+	e->fence = 0;
+	e->unfenced = false;
+	e->call = gw_audience_ask(sql_read, 1, params, &e->thread, persons, n, fence, &read_ops, e);
 	free(persons);
 	if (e->call == NULL)
 	{
@@ -231,6 +238,11 @@ gw_runs_signal(const bothy_signal *sig)
 		gw_clients_stats.runs_coalesced++;
 	e->wanted = sig->version;
 	e->thread = sig->thread;
+	/* the read must see this version's commit: the highest fence, or none */
+	if (gw_listener_fence() == 0)
+		e->unfenced = true;
+	else if (gw_listener_fence() > e->fence)
+		e->fence = gw_listener_fence();
 	if (e->call != NULL)
 		return;
 	if (now >= e->window_until)

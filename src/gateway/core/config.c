@@ -26,6 +26,13 @@ const char	gw_serve_usage[] =
 "                             (env BOTHY_LISTEN; IPv6 as [ADDR]:PORT; ADDR empty:\n"
 "                             every IPv4 address)\n"
 "  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n"
+"  --database-read CONNINFO   a hot standby for the reads of deliveries, repeatable\n"
+"                             up to 8 (env BOTHY_DATABASE_READ: one; default none)\n"
+"  --database-read-wait MS    a read's wait for a standby connection, then for its\n"
+"                             standby to replay its fence (each), then the\n"
+"                             primary, 1..10000 (default 20)\n"
+"  --database-read-retry MS   a standby out of rotation is tried again after,\n"
+"                             100..600000 (default 5000)\n"
 "  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
 "  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
 "                             at /status, other files by name (default: no page)\n"
@@ -72,6 +79,8 @@ gw_options_defaults(gw_options *o)
 	o->agent_window = 100;
 	o->stream_ping_ms = 30000;
 	o->autocomplete_timeout_ms = 3000;
+	o->read_wait_ms = 20;
+	o->read_retry_ms = 5000;
 	o->log_level = GW_LOG_INFO;
 }
 
@@ -189,6 +198,9 @@ enum
 {
 	OPT_LISTEN = 256,
 	OPT_DATABASE,
+	OPT_DATABASE_READ,
+	OPT_DATABASE_READ_WAIT,
+	OPT_DATABASE_READ_RETRY,
 	OPT_KEYS,
 	OPT_WEB,
 	OPT_DB_POOL,
@@ -213,6 +225,9 @@ enum
 static const struct option serve_options[] = {
 	{"listen", required_argument, NULL, OPT_LISTEN},
 	{"database", required_argument, NULL, OPT_DATABASE},
+	{"database-read", required_argument, NULL, OPT_DATABASE_READ},
+	{"database-read-wait", required_argument, NULL, OPT_DATABASE_READ_WAIT},
+	{"database-read-retry", required_argument, NULL, OPT_DATABASE_READ_RETRY},
 	{"keys", required_argument, NULL, OPT_KEYS},
 	{"web", required_argument, NULL, OPT_WEB},
 	{"db-pool", required_argument, NULL, OPT_DB_POOL},
@@ -269,11 +284,36 @@ exact_names(int argc, char **argv, const struct option *options, char *err, size
 	return true;
 }
 
+/*
+ * One --database-read: the command line's replace BOTHY_DATABASE_READ's
+ * (the first one given drops it), an empty one is refused, as is a ninth.
+ */
+static bool
+add_read(gw_options *o, const char *value, bool *given, char *err, size_t errlen)
+{
+	if (!*given)
+		o->ndatabase_read = 0;
+	*given = true;
+	if (*value == '\0')
+	{
+		snprintf(err, errlen, "--database-read must not be empty");
+		return false;
+	}
+	if (o->ndatabase_read >= GW_MAX_STANDBYS)
+	{
+		snprintf(err, errlen, "--database-read given more than %d times", GW_MAX_STANDBYS);
+		return false;
+	}
+	o->database_read[o->ndatabase_read++] = value;
+	return true;
+}
+
 int
 gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen, FILE *out)
 {
 	const char *listen = getenv("BOTHY_LISTEN");
 	const char *env;
+	bool		read_given = false;
 	int			c;
 
 	err[0] = '\0';
@@ -281,6 +321,11 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 		o->database = env;
 	if ((env = getenv("BOTHY_KEYS")) != NULL && *env != '\0')
 		o->keys = env;
+	if ((env = getenv("BOTHY_DATABASE_READ")) != NULL && *env != '\0')
+	{
+		o->database_read[0] = env;
+		o->ndatabase_read = 1;
+	}
 	if (listen != NULL && *listen == '\0')
 		listen = NULL;
 
@@ -310,6 +355,17 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 				break;
 			case OPT_WEB:
 				ok = set_web(o, optarg, err, errlen);
+				break;
+			case OPT_DATABASE_READ:
+				ok = add_read(o, optarg, &read_given, err, errlen);
+				break;
+			case OPT_DATABASE_READ_WAIT:
+				ok = set_int("--database-read-wait", optarg, 1, 10000, &o->read_wait_ms,
+							 err, errlen);
+				break;
+			case OPT_DATABASE_READ_RETRY:
+				ok = set_int("--database-read-retry", optarg, 100, 600000, &o->read_retry_ms,
+							 err, errlen);
 				break;
 			case OPT_DB_POOL:
 				ok = set_int("--db-pool", optarg, 1, 16, &o->db_pool, err, errlen);

@@ -17,11 +17,17 @@
 
 #include "core/log.h"
 
+#define GW_MAX_STANDBYS 8		/* --database-read given at most this often */
+
 typedef struct gw_options
 {
 	char		listen_host[256];	/* the address to bind, "" for every one */
 	int			listen_port;		/* 1 .. 65535 */
 	const char *database;		/* libpq conninfo (may hold a password) */
+	const char *database_read[GW_MAX_STANDBYS];	/* standbys for reads (docs/standbys.md) */
+	int			ndatabase_read;
+	int			read_wait_ms;		/* a read's wait for its standby's replay, then the primary */
+	int			read_retry_ms;		/* a standby out of rotation is tried again after */
 	const char *keys;			/* key store directory */
 	const char *web;			/* --web: the page's directory, or NULL */
 	int			db_pool;			/* query connections, 1 .. 16 */

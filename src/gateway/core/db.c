@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/db.h"
+#include "core/dbread.h"
 #include "core/log.h"
 #include "core/pgconn.h"
 
@@ -37,6 +38,7 @@ struct gw_db_call
 	gw_db_cb	cb;				/* NULL once cancelled */
 	void	   *arg;
 	db_slot    *slot;			/* running here, or NULL */
+	gw_dbread_call read;		/* a read for a standby (dbread.c); fence 0: none */
 	lws_usec_t	queued_at;
 	lws_usec_t	deadline;		/* queued_at + the pool's timeout */
 };
@@ -52,9 +54,12 @@ struct gw_db
 	lws_sorted_usec_list_t sul_deadline;	/* armed for a call of pending */
 	lws_usec_t	sul_at;			/* when it fires; 0: not armed */
 	bool		was_up;			/* for the one record per outage */
+	gw_dbread  *reads;			/* the standbys, or NULL */
 };
 
 static void dispatch(gw_db *db);
+static gw_db_call *submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams,
+							 const gw_db_param *params, gw_db_cb cb, void *arg);
 
 static void
 call_free(gw_db_call *c)
@@ -68,8 +73,8 @@ call_free(gw_db_call *c)
 }
 
 /* Hands the outcome to the caller (unless cancelled) and frees the call. */
-static void
-finish(gw_db_call *c, gw_db_result result, const PGresult *res)
+void
+gw_db_finish(gw_db_call *c, gw_db_result result, const PGresult *res)
 {
 	double		seconds = (double) (lws_now_usecs() - c->queued_at) / 1e6;
 
@@ -115,7 +120,9 @@ expire(gw_db_call *c)
 	db_slot    *slot = c->slot;
 
 	gw_log(GW_LOG_WARN, "database call timed out");
-	if (slot != NULL)
+	if (c->read.slot != NULL)
+		gw_dbread_detach(c);
+	else if (slot != NULL)
 	{
 		slot->call = NULL;
 		if (slot->first != NULL)
@@ -128,7 +135,7 @@ expire(gw_db_call *c)
 	}
 	else
 		lws_dll2_remove(&c->queue);
-	finish(c, GW_DB_TIMEOUT, NULL);
+	gw_db_finish(c, GW_DB_TIMEOUT, NULL);
 }
 
 static void
@@ -219,7 +226,7 @@ slot_down(gw_pgconn *pc)
 	{
 		/* it may or may not have run: the caller decides, as for an error */
 		c->slot = NULL;
-		finish(c, GW_DB_ERROR, NULL);
+		gw_db_finish(c, GW_DB_ERROR, NULL);
 	}
 }
 
@@ -229,43 +236,24 @@ slot_io(gw_pgconn *pc)
 	db_slot    *slot = pc->owner;
 	PGconn	   *pg = pc->pg;
 
-	if (pc->flushing && !gw_pgconn_flush(pc))
+	if (!gw_pgconn_read(pc))
 	{
 		gw_pgconn_lost(pc);
 		return;
 	}
-	if (!PQconsumeInput(pg))
+	while (slot->call != NULL && gw_pgconn_ended(pc, &slot->first))
 	{
-		gw_pgconn_lost(pc);
-		return;
-	}
-	while (slot->call != NULL && !PQisBusy(pg))
-	{
-		PGresult   *res = PQgetResult(pg);
-		gw_db_call *c;
-		ExecStatusType st;
+		PGresult   *first = slot->first;
+		gw_db_call *c = slot->call;
+		ExecStatusType st = first != NULL ? PQresultStatus(first) : PGRES_FATAL_ERROR;
 
-		if (res != NULL)
-		{
-			if (slot->first == NULL)
-				slot->first = res;
-			else
-				PQclear(res);
-			continue;
-		}
-		{
-			PGresult   *first = slot->first;
-
-			c = slot->call;
-			slot->call = NULL;
-			slot->first = NULL;
-			c->slot = NULL;
-			st = first != NULL ? PQresultStatus(first) : PGRES_FATAL_ERROR;
-			finish(c, st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? GW_DB_OK : GW_DB_ERROR,
-				   first);
-			if (first != NULL)
-				PQclear(first);
-		}
+		slot->call = NULL;
+		slot->first = NULL;
+		c->slot = NULL;
+		gw_db_finish(c, st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? GW_DB_OK : GW_DB_ERROR,
+					 first);
+		if (first != NULL)
+			PQclear(first);
 
 		/*
 		 * The callback may have submitted a call that this slot failed to
@@ -329,9 +317,110 @@ copy_param(gw_db_call *c, int i, const gw_db_param *param)
 	return true;
 }
 
+void
+gw_db_drop(gw_db_call *c)
+{
+	c->cb = NULL;
+	c->read.slot = NULL;
+	lws_dll2_remove(&c->queue);
+	call_free(c);
+}
+
+void
+gw_db_to_primary(gw_db_call *c)
+{
+	c->read.slot = NULL;
+	if (c->cb == NULL)
+	{
+		/* cancelled while a standby held it: nobody wants the answer */
+		call_free(c);
+		return;
+	}
+	lws_dll2_add_tail(&c->queue, &c->db->queue);
+	dispatch(c->db);
+}
+
+const char *
+gw_db_call_sql(const gw_db_call *c, int *nparams, const char *const **values,
+			   const int **lengths, const int **formats)
+{
+	*nparams = c->nparams;
+	*values = (const char *const *) c->params;
+	*lengths = c->lengths;
+	*formats = c->formats;
+	return c->sql;
+}
+
+lws_dll2_t *
+gw_db_call_link(gw_db_call *c)
+{
+	return &c->queue;
+}
+
+gw_db_call *
+gw_db_call_of_link(lws_dll2_t *link)
+{
+	return lws_container_of(link, gw_db_call, queue);
+}
+
+gw_dbread_call *
+gw_db_call_read(gw_db_call *c)
+{
+	return &c->read;
+}
+
+gw_db_call *
+gw_db_call_of_read(gw_dbread_call *r)
+{
+	return lws_container_of(r, gw_db_call, read);
+}
+
+void
+gw_db_set_reads(gw_db *db, gw_dbread *reads)
+{
+	db->reads = reads;
+}
+
+/*
+ * The database a primary connection that is up reached (what libpq
+ * connected to), or NULL while none is up: a standby must answer for the
+ * same one (docs/standbys.md, "At start").
+ */
+const char *
+gw_db_dbname(const gw_db *db)
+{
+	int			i;
+
+	for (i = 0; i < db->nslots; i++)
+		if (db->slots[i].pc.state == GW_PG_UP)
+			return PQdb(db->slots[i].pc.pg);
+	return NULL;
+}
+
+gw_db_call *
+gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
+				  const gw_db_param *params, gw_db_cb cb, void *arg)
+{
+	/* a read the standbys could have taken but for its missing fence */
+	if (fence == 0 && db->reads != NULL)
+		gw_read_stats_now.fallbacks[GW_READ_FALLBACK_UNFENCED]++;
+	return submit_to(db, fence, sql, nparams, params, cb, arg);
+}
+
 gw_db_call *
 gw_db_submit_params(gw_db *db, const char *sql, int nparams, const gw_db_param *params,
 					gw_db_cb cb, void *arg)
+{
+	return submit_to(db, 0, sql, nparams, params, cb, arg);
+}
+
+/*
+ * A call for the primary, or with a fence for a standby when the node has
+ * any (dbread.c decides; without one it comes back here).
+ */
+static gw_db_call *
+submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams, const gw_db_param *params,
+		  gw_db_cb cb, void *arg)
 {
 	gw_db_call *c;
 	int			i;
@@ -359,8 +448,12 @@ gw_db_submit_params(gw_db *db, const char *sql, int nparams, const gw_db_param *
 		}
 	}
 	c->nparams = nparams;
-	lws_dll2_add_tail(&c->queue, &db->queue);
 	arm_deadline(db);
+	c->read.fence = fence;
+	c->read.read_until = c->queued_at + (lws_usec_t) db->timeout_ms * LWS_US_PER_MS / 2;
+	if (fence != 0 && db->reads != NULL && gw_dbread_take(db->reads, &c->read))
+		return c;
+	lws_dll2_add_tail(&c->queue, &db->queue);
 	dispatch(db);
 	return c;
 }
@@ -388,7 +481,7 @@ gw_db_cancel(gw_db_call *c)
 	if (c == NULL)
 		return;
 	c->cb = NULL;
-	if (c->slot == NULL)
+	if (c->slot == NULL && c->read.slot == NULL)
 	{
 		lws_dll2_remove(&c->queue);
 		call_free(c);

@@ -12,6 +12,7 @@
 #define BOTHY_GATEWAY_DB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <libpq-fe.h>
 #include <libwebsockets.h>
@@ -57,6 +58,14 @@ typedef struct gw_db_param
 /* gw_db_submit with parameters of either format (copied). */
 gw_db_call *gw_db_submit_params(gw_db *db, const char *sql, int nparams,
 								const gw_db_param *params, gw_db_cb cb, void *arg);
+
+/*
+ * gw_db_submit_params of a read-only call (docs/sql-api.md marks them) that
+ * a standby may answer once it has replayed fence (docs/standbys.md): with
+ * no --database-read, or fence 0 (unknown), the primary answers it.
+ */
+gw_db_call *gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
+							  const gw_db_param *params, gw_db_cb cb, void *arg);
 
 /* The caller goes away: cb is not called.  A running call finishes unseen. */
 void		gw_db_cancel(gw_db_call *call);

@@ -18,6 +18,19 @@
 #include "core/route.h"
 #include "signal.h"
 
+/*
+ * The fence of the signal handed to the routes now, for the hooks that
+ * read it through gw_listener_fence() (which takes no listener: the hooks
+ * do not know it); set only around that hand-off.
+ */
+static uint64_t current_fence;
+
+uint64_t
+gw_listener_fence(void)
+{
+	return current_fence;
+}
+
 struct gw_listener
 {
 	gw_pgconn	pc;
@@ -28,6 +41,15 @@ struct gw_listener
 	int			connect_timeout_ms;
 	struct lws_context *context;
 	struct lws_vhost *vhost;
+
+	/*
+	 * The last wal.fence heard, for the signals the same process notified
+	 * after it (the fan-out worker notifies a batch's fence first, in the
+	 * batch's transaction, docs/signals.md "The fence"); 0 for any other
+	 * process's, a producer's fallback NOTIFY, which carries none.
+	 */
+	int			fence_pid;		/* 0: no fence known */
+	uint64_t	fence_lsn;
 };
 
 static void
@@ -70,12 +92,26 @@ listen_done(gw_listener *l, bool ok)
 }
 
 /*
+ * A payload of the fence's process that is not understood may be a fence
+ * (a newer form, or a broken one): the fence known may then be lower than
+ * the one meant for what follows, so it is forgotten, and that process's
+ * signals are read on the primary until its next wal.fence
+ * (docs/signals.md, "The fence").
+ */
+static void
+forget_fence_of(gw_listener *l, int be_pid)
+{
+	if (be_pid == l->fence_pid)
+		l->fence_pid = 0;
+}
+
+/*
  * One payload: decoded once for every route.  A route acts on its own
  * kinds and says whether the signal was this node's own (D-M7-17-1: a node
  * delivers its events locally before it sends them).
  */
 static void
-hand_to_routes(const char *payload, size_t len)
+hand_to_routes(gw_listener *l, const char *payload, size_t len, int be_pid)
 {
 	bothy_signal sig;
 	bothy_decode_error err;
@@ -85,19 +121,30 @@ hand_to_routes(const char *payload, size_t len)
 	switch (bothy_signal_decode(payload, len, &sig, &err))
 	{
 		case BOTHY_DECODE_MALFORMED:
+			forget_fence_of(l, be_pid);
 			gw_stats.signals_dropped[err.reason]++;
 			gw_logf(GW_LOG_WARN, "signal dropped as malformed", "reason=%s",
 					bothy_reason_code(err.reason));
 			return;
 		case BOTHY_DECODE_IGNORED:
+			forget_fence_of(l, be_pid);
 			gw_stats.signals_ignored++;
 			return;
 		case BOTHY_DECODE_OK:
 			break;
 	}
+	if (sig.kind == BOTHY_KIND_WAL_FENCE)
+	{
+		l->fence_pid = be_pid;
+		l->fence_lsn = (uint64_t) sig.lsn;
+		gw_stats.signals_received[sig.kind]++;
+		return;
+	}
+	current_fence = be_pid == l->fence_pid ? l->fence_lsn : 0;
 	for (i = 0; i < gw_route_count(); i++)
 		if (gw_route_at(i)->signal != NULL && gw_route_at(i)->signal(&sig))
 			own = true;
+	current_fence = 0;
 	if (own)
 		gw_stats.signals_own++;
 	else
@@ -139,7 +186,7 @@ listener_io(gw_pgconn *pc)
 	while ((n = PQnotifies(pc->pg)) != NULL)
 	{
 		if (strcmp(n->relname, "ephemeral") == 0)
-			hand_to_routes(n->extra, strlen(n->extra));
+			hand_to_routes(l, n->extra, strlen(n->extra), n->be_pid);
 		PQfreemem(n);
 	}
 	if (PQstatus(pc->pg) == CONNECTION_BAD)
@@ -159,6 +206,7 @@ listener_down(gw_pgconn *pc)
 	}
 	l->lost = true;
 	l->listening = false;
+	l->fence_pid = 0;			/* a batch's fence may have been missed */
 	gw_stats.listener_up = 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libwebsockets.h>
 
@@ -31,6 +32,14 @@ void		gw_listener_start(gw_listener *l);
 
 /* LISTEN ephemeral holds now. */
 bool		gw_listener_up(const gw_listener *l);
+
+/*
+ * While a route's signal hook runs: the WAL fence of that signal (the
+ * fan-out worker's wal.fence before it), or 0 when none is known (a
+ * producer's fallback NOTIFY).  A read of its delivery may be answered by
+ * a standby that replayed it (gw_db_submit_read).
+ */
+uint64_t	gw_listener_fence(void);
 
 /* Closes the connection for good and frees l. */
 void		gw_listener_destroy(gw_listener *l);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/metrics.h"
+#include "core/dbread.h"
 #include "core/route.h"
 
 gw_metrics	gw_stats;
@@ -167,6 +168,7 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	gw_metrics_gauge(&b, "bothy_gateway_db_up",
 					 "1 while a query connection to the database is open.", db_up);
 	gw_metrics_gauge(&b, "bothy_gateway_ready", "1 while /readyz answers 200.", ready);
+	gw_dbread_metrics(&b);
 
 	gw_metrics_gauge(&b, "bothy_gateway_listener_up", "1 while LISTEN ephemeral holds.",
 					 gw_stats.listener_up);
@@ -193,7 +195,7 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 					   "Signals of this node heard back and ignored.",
 					   gw_stats.signals_own);
 	gw_metrics_counter(&b, "bothy_gateway_signals_ignored_total",
-					   "Payloads of a kind outside gateway. and terminal., ignored.",
+					   "Payloads of a kind outside gateway., terminal. and wal., ignored.",
 					   gw_stats.signals_ignored);
 	gw_metrics_header(&b, "bothy_gateway_signals_dropped_total", "counter",
 					  "Payloads dropped as malformed, by reason.");

@@ -49,7 +49,7 @@ typedef struct gw_metrics
 	uint64_t	route_reconciles[GW_MAX_ROUTES];	/* by registration index */
 	uint64_t	signals_received[BOTHY_KIND_COUNT];	/* decoded, by kind */
 	uint64_t	signals_own;	/* this node's own signals, ignored */
-	uint64_t	signals_ignored;	/* kinds outside gateway. and terminal. */
+	uint64_t	signals_ignored;	/* kinds outside gateway., terminal. and wal. */
 	uint64_t	signals_dropped[BOTHY_REASON_COUNT];	/* malformed, by reason */
 	uint64_t	signals_published;	/* this node's signals staged */
 	uint64_t	publish_failures;	/* ... that could not be staged */

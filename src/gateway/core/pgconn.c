@@ -334,3 +334,28 @@ gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			return 0;
 	}
 }
+
+bool
+gw_pgconn_read(gw_pgconn *pc)
+{
+	if (pc->flushing && !gw_pgconn_flush(pc))
+		return false;
+	return PQconsumeInput(pc->pg) != 0;
+}
+
+bool
+gw_pgconn_ended(gw_pgconn *pc, PGresult **first)
+{
+	while (!PQisBusy(pc->pg))
+	{
+		PGresult   *res = PQgetResult(pc->pg);
+
+		if (res == NULL)
+			return true;
+		if (*first == NULL)
+			*first = res;
+		else
+			PQclear(res);
+	}
+	return false;
+}

@@ -87,6 +87,19 @@ void		gw_pgconn_want_write(gw_pgconn *pc);
  */
 bool		gw_pgconn_flush(gw_pgconn *pc);
 
+/*
+ * At a socket event: sends what PQflush left, then reads what the server
+ * sent.  False when the connection broke: the caller calls gw_pgconn_lost.
+ */
+bool		gw_pgconn_read(gw_pgconn *pc);
+
+/*
+ * For a statement in flight: takes its results as far as they arrived,
+ * keeping the first in *first (the rest cleared); true once the statement
+ * ended (*first then holds its first result, or NULL, for the caller).
+ */
+bool		gw_pgconn_ended(gw_pgconn *pc, PGresult **first);
+
 /* The owner found the connection broken: down, then reconnect. */
 void		gw_pgconn_lost(gw_pgconn *pc);
 

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "core/conn.h"
+#include "core/db.h"
+#include "core/dbread.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/loop.h"
@@ -464,6 +466,15 @@ gw_serve(int argc, char **argv)
 	}
 	gw_log_set_level(gw.opt.log_level);
 	gw_log_hook_lws();
+	/* a standby's conninfo libpq cannot parse refuses the start (docs/standbys.md) */
+	for (r = 0; r < gw.opt.ndatabase_read; r++)
+		if (!gw_dbread_check(gw.opt.database_read[r], err, sizeof(err)))
+		{
+			fprintf(stderr, "bothy-gateway serve: %s\n", err);
+			gw_logf(GW_LOG_ERROR, "refusing to start", "reason=database_read_invalid standby=%d",
+					r + 1);
+			return 2;
+		}
 
 	if (!routes_init())
 	{
@@ -481,13 +492,15 @@ gw_serve(int argc, char **argv)
 			"listen_port=%d database=set keys=set db_pool=%d db_timeout_ms=%d "
 			"identify_timeout_ms=%d heartbeat_ms=%d max_message=%d send_queue=%d send_timeout_ms=%d "
 			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d typing_interval_ms=%d "
-			"run_coalesce_ms=%d agent_window=%d autocomplete_timeout_ms=%d stream_ping_ms=%d",
+			"run_coalesce_ms=%d agent_window=%d autocomplete_timeout_ms=%d stream_ping_ms=%d "
+			"database_read=%d database_read_wait_ms=%d database_read_retry_ms=%d",
 			gw.opt.listen_port, gw.opt.db_pool, gw.opt.db_timeout_ms,
 			gw.opt.identify_timeout_ms, gw.opt.heartbeat_ms, gw.opt.max_message,
 			gw.opt.send_queue, gw.opt.send_timeout_ms, gw.opt.start_timeout_ms,
 			gw.opt.stop_timeout_ms, gw.opt.max_connections, gw.opt.typing_interval_ms,
 			gw.opt.run_coalesce_ms, gw.opt.agent_window, gw.opt.autocomplete_timeout_ms,
-			gw.opt.stream_ping_ms);
+			gw.opt.stream_ping_ms, gw.opt.ndatabase_read, gw.opt.read_wait_ms,
+			gw.opt.read_retry_ms);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
@@ -544,6 +557,14 @@ gw_serve(int argc, char **argv)
 						 gw.opt.db_timeout_ms, &gw.backoff_ms);
 	gw.listener = gw_listener_create(gw.context, gw.vhost, gw.opt.database, &gw.backoff_ms,
 									 gw.opt.db_timeout_ms);
+	if (gw.db != NULL && gw.opt.ndatabase_read > 0 &&
+		gw_dbread_create(gw.db, gw.context, gw.vhost, gw.opt.database_read,
+						 gw.opt.ndatabase_read, gw.opt.db_pool, gw.opt.read_wait_ms,
+						 gw.opt.read_retry_ms, gw.opt.db_timeout_ms, &gw.backoff_ms) == NULL)
+	{
+		gw_db_destroy(gw.db);
+		gw.db = NULL;
+	}
 	if (gw.vhost == NULL || gw.db == NULL || gw.listener == NULL)
 	{
 		gw_log(GW_LOG_ERROR, "out of memory at start");
@@ -570,6 +591,7 @@ gw_serve(int argc, char **argv)
 	/* the pool and listener first: their sockets are wsis of the context */
 	gw_listener_destroy(gw.listener);
 	gw.listener = NULL;
+	gw_dbread_destroy(gw_dbread_current);
 	gw_db_destroy(gw.db);
 	gw.db = NULL;
 	lws_context_destroy(gw.context);

@@ -213,6 +213,7 @@ clear_env(void)
 	unsetenv("BOTHY_LISTEN");
 	unsetenv("BOTHY_DATABASE");
 	unsetenv("BOTHY_KEYS");
+	unsetenv("BOTHY_DATABASE_READ");
 }
 
 static void
@@ -229,7 +230,8 @@ test_defaults(void)
 			r->o.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
 			r->o.send_timeout_ms == 10000 && r->o.start_timeout_ms == 30000 &&
 			r->o.stop_timeout_ms == 5000 && r->o.max_connections == 100000 &&
-			r->o.stream_ping_ms == 30000 && r->o.log_level == GW_LOG_INFO,
+			r->o.stream_ping_ms == 30000 && r->o.log_level == GW_LOG_INFO &&
+			r->o.ndatabase_read == 0 && r->o.read_wait_ms == 20 && r->o.read_retry_ms == 5000,
 			"options: every default as the usage text states it");
 	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
 	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "::") == 0 && r->o.listen_port == 1 &&
@@ -266,6 +268,8 @@ test_int_options(void)
 		OPT("--agent-window", 1, 1000, agent_window),
 		OPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
 		OPT("--stream-ping-interval", 100, 600000, stream_ping_ms),
+		OPT("--database-read-wait", 1, 10000, read_wait_ms),
+		OPT("--database-read-retry", 100, 600000, read_retry_ms),
 	};
 	size_t		i;
 
@@ -429,6 +433,36 @@ test_environment(void)
 			"env: an empty BOTHY_DATABASE is unset");
 	UNIT_OK(refused_with(RUN("--listen", ":1", "--database", "d"), NEED_KEYS),
 			"env: an empty BOTHY_KEYS is unset");
+	clear_env();
+}
+
+/* --database-read: repeatable up to 8, the command line's replace the variable's */
+static void
+test_database_read(void)
+{
+	run_result *r = RUN(REQ, "--database-read", "host=a", "--database-read", "host=b");
+
+	UNIT_OK(r->rc == 0 && r->o.ndatabase_read == 2 && strcmp(r->o.database_read[0], "host=a") == 0 &&
+			strcmp(r->o.database_read[1], "host=b") == 0,
+			"--database-read: repeatable, in the order given");
+	UNIT_OK(refused_with(RUN(REQ, "--database-read", ""), "--database-read must not be empty"),
+			"--database-read: empty refused");
+	UNIT_OK(refused_with(RUN(REQ, "--database-read", "1", "--database-read", "2",
+							 "--database-read", "3", "--database-read", "4",
+							 "--database-read", "5", "--database-read", "6",
+							 "--database-read", "7", "--database-read", "8",
+							 "--database-read", "9"),
+						 "--database-read given more than 8 times"),
+			"--database-read: a ninth refused");
+	setenv("BOTHY_DATABASE_READ", "host=env", 1);
+	r = RUN(REQ);
+	UNIT_OK(r->rc == 0 && r->o.ndatabase_read == 1 && strcmp(r->o.database_read[0], "host=env") == 0,
+			"BOTHY_DATABASE_READ: one standby");
+	r = RUN(REQ, "--database-read", "host=flag");
+	UNIT_OK(r->rc == 0 && r->o.ndatabase_read == 1 && strcmp(r->o.database_read[0], "host=flag") == 0,
+			"BOTHY_DATABASE_READ: replaced by the flags");
+	setenv("BOTHY_DATABASE_READ", "", 1);
+	UNIT_OK(RUN(REQ)->o.ndatabase_read == 0, "BOTHY_DATABASE_READ: empty is unset");
 	clear_env();
 }
 
@@ -717,6 +751,7 @@ main(void)
 	test_log_levels();
 	test_help_and_errors();
 	test_environment();
+	test_database_read();
 	free_argv();
 	unit_diag("cluster settings");
 	test_cluster_settings();

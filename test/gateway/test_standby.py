@@ -1,0 +1,404 @@
+"""Reads on a hot standby (docs/standbys.md): a primary and a streaming
+standby made with pg_basebackup -R, two real nodes with --database-read.
+A delivery's reads go to the standby once it has replayed the fence of the
+signal (the fan-out worker's wal.fence, docs/signals.md); with replay held
+back by recovery_min_apply_delay a member removed before the signal never
+receives it (the standby still shows the membership, so only the fence
+keeps it out) and the fallback to the primary shows in /metrics; the
+standby killed in a stream and started again; the standby promoted; a
+wrong or unreachable --database-read at start.  The bothy workers do not
+run on the standby (they start only once recovery ended)."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from cluster import Client, World
+from conftest import (GATEWAY, PG_CONF, WORK, Gateway, Instance, new_id, poll_until,
+                      run)
+
+BIN = subprocess.run(["pg_config", "--bindir"], stdout=subprocess.PIPE, text=True,
+                     check=True).stdout.strip()
+PORT = os.environ.get("BOTHY_TEST_PGPORT", "54329")
+
+READS = "bothy_gateway_standby_reads_total"
+FALLBACK = 'bothy_gateway_standby_fallbacks_total{reason="%s"}'
+IN_ROTATION = 'bothy_gateway_standby_in_rotation{standby="1"}'
+WAITS = "bothy_gateway_standby_fence_wait_seconds_count"
+LAG = 'bothy_gateway_standby_lag_bytes{standby="1"}'
+
+
+class Standby:
+    """A streaming hot standby of primary: pg_basebackup -R into a
+    directory of its own, its socket there, the same port number."""
+
+    def __init__(self, primary):
+        self.dir = tempfile.mkdtemp(prefix="standby-", dir=WORK)
+        self.data = os.path.join(self.dir, "data")
+        subprocess.run([os.path.join(BIN, "pg_basebackup"), "-h", primary.dir, "-p", PORT,
+                        "-U", "postgres", "-D", self.data, "-R", "-X", "stream", "-c", "fast"], check=True)
+        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
+            f.write("unix_socket_directories = '%s'\nhot_standby = on\n" % self.dir)
+        self.conninfo = "host=%s port=%s dbname=bothy_test user=postgres" % (self.dir, PORT)
+
+    def ctl(self, *args):
+        subprocess.run([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-l",
+                        os.path.join(self.dir, "server.log"), "-w", *args],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def start(self):
+        self.ctl("start")
+
+    def crash(self):
+        self.ctl("-m", "immediate", "stop")
+
+    def stop(self):
+        subprocess.run([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
+                        "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def promote(self):
+        self.ctl("promote")
+
+    def query(self, sql, *args):
+        import psycopg2
+        conn = psycopg2.connect(host=self.dir, port=int(PORT), user="postgres",
+                                dbname="bothy_test")
+        conn.autocommit = True
+        try:
+            cur = conn.cursor()
+            cur.execute(sql, args)
+            return cur.fetchall()
+        finally:
+            conn.close()
+
+    def delay(self, value):
+        """recovery_min_apply_delay, reloaded and seen by a new session."""
+        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
+            f.write("recovery_min_apply_delay = '%s'\n" % value)
+        self.query("SELECT pg_reload_conf()")
+        poll_until(lambda: self.query("SHOW recovery_min_apply_delay")[0][0] == value,
+                   timeout=10, what="recovery_min_apply_delay " + value)
+
+    @property
+    def log(self):
+        with open(os.path.join(self.dir, "server.log")) as f:
+            return f.read()
+
+
+@pytest.fixture(scope="module")
+def primary():
+    inst = Instance("primary", PG_CONF)
+    inst.start()
+    yield inst
+    inst.close()
+
+
+@pytest.fixture(scope="module")
+def standby(primary):
+    sb = Standby(primary)
+    sb.start()
+    yield sb
+    sb.stop()
+
+
+def replayed(primary, standby):
+    """Waits until the standby has replayed everything the primary wrote."""
+    lsn = primary.query("SELECT pg_current_wal_lsn()::text")[0][0]
+    poll_until(lambda: standby.query("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", lsn)[0][0],
+               timeout=10, what="standby replay")
+
+
+async def read_again(primary, standby, node, client, run):
+    """Once the standby caught up and is back in node's rotation (after
+    --database-read-retry), the next version of run (run, thread, agent,
+    version) reaches client through a read on the standby."""
+    replayed(primary, standby)
+    poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby back")
+    before = node.metric(READS)
+    assert World(primary).run_changed(*run, {"s": run[3]}) is True
+    assert (await client.event("run.updated"))["version"] == run[3]
+    assert node.metric(READS) > before
+
+
+@pytest.fixture
+def nodes(primary, standby, keys):
+    made = []
+
+    def make(n=2, read=None, extra=()):
+        for i in range(n):
+            opts = ["--database-read", read or standby.conninfo, "--database-read-wait", "300",
+                    "--database-read-retry", "500", *extra]
+            made.append(Gateway("standby-node%d" % i, primary, keys, opts).start())
+        return made
+    yield make
+    for node in made:
+        node.stop()
+
+
+def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
+        primary, standby, nodes, keys):
+    a, b = nodes(2)
+    w = World(primary)
+    member_a, member_b = new_id(), new_id()
+    place, thread = w.room(member_a, member_b)
+    agent, run_id = w.agent(), new_id()
+    replayed(primary, standby)
+    for node in (a, b):
+        poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+    async def go():
+        ma = await Client.open(a.url, keys.person(member_a))
+        mb = await Client.open(b.url, keys.person(member_b))
+        assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+        assert (await ma.event("run.updated"))["version"] == 1
+        assert (await mb.event("run.updated"))["version"] == 1
+        # the standby answered both nodes' reads, after a fence wait each
+        for node in (a, b):
+            assert node.metric(READS) >= 1, node.metrics()
+            assert node.metric(WAITS) >= 1
+            assert node.metric(FALLBACK % "wait") == 0
+
+        # replay held back 3 s: the removal and the next version are not
+        # visible on the standby when the nodes hear the signal
+        standby.delay("3s")
+        waits = [a.metric(FALLBACK % "wait"), b.metric(FALLBACK % "wait")]
+        assert w.leave(place, member_b) is True
+        assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
+        assert (await ma.event("run.updated", timeout=5))["version"] == 2
+        poll_until(lambda: b.metric(FALLBACK % "wait") > waits[1], timeout=5,
+                   what="B's read fell back to the primary")
+        # the lag, computed at the scrape: the fence is past the replay seen
+        assert a.metric(LAG) > 0 and b.metric(LAG) > 0
+        # the standby still admits member_b: only the fence kept it out
+        assert standby.query("SELECT count(*) FROM bothy.thread_audience(%s::uuid, "
+                             "ARRAY[%s::uuid])", thread, member_b)[0][0] == 1
+        assert await mb.before_ack() == []
+        assert a.metric(FALLBACK % "wait") > waits[0]
+        # lagging past the bound: out for a while (the record, not the gauge,
+        # which --database-read-retry may have turned back already)
+        assert "standby out of rotation" in a.log and "reason=lagging" in a.log
+        # replay resumed, the standby back in rotation after --database-read-retry
+        standby.delay("0")
+        await read_again(primary, standby, a, ma, (run_id, thread, agent, 3))
+        assert await mb.before_ack() == []
+        for c in (ma, mb):
+            await c.close()
+    try:
+        run(go())
+    finally:
+        standby.delay("0")
+    # the workers stay idle on a standby: they start only when recovery ends
+    assert "bothy fan-out worker started" not in standby.log
+    assert "terminated by signal" not in standby.log
+
+
+def test_the_standby_killed_mid_stream_then_started_again(primary, standby, nodes, keys):
+    (a,) = nodes(1)
+    w = World(primary)
+    member = new_id()
+    _, thread = w.room(member)
+    agent, run_id = w.agent(), new_id()
+    replayed(primary, standby)
+
+    async def go():
+        m = await Client.open(a.url, keys.person(member))
+        last = 0
+        for version in range(1, 41):
+            if version == 15:
+                standby.crash()
+            assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+            time.sleep(0.02)
+        # every version once at most, in order, ending at the last
+        deadline = time.monotonic() + 10
+        while last < 40:
+            got = (await m.event("run.updated", timeout=max(0.1, deadline - time.monotonic())))
+            assert got["version"] > last
+            last = got["version"]
+        assert await m.before_ack() == []
+        assert a.metric(FALLBACK % "error") + a.metric(FALLBACK % "out") >= 1
+        poll_until(lambda: a.metric(IN_ROTATION) == 0, timeout=5, what="standby out")
+        standby.start()
+        await read_again(primary, standby, a, m, (run_id, thread, agent, 41))
+        await m.close()
+    run(go())
+
+
+FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
+
+
+def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
+        primary, standby, nodes, keys):
+    """One session notifies a wal.fence (lsn 1, replayed long ago), then a
+    typing: its read goes to the standby under that fence.  With a payload
+    the node drops as malformed between the two, the node forgets the fence
+    and the typing's read goes to the primary (docs/signals.md, "The
+    fence")."""
+    (a,) = nodes(1)
+    w = World(primary)
+    watcher, typer1, typer2 = new_id(), new_id(), new_id()
+    _, thread = w.room(watcher, typer1, typer2)
+    replayed(primary, standby)
+    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+    def notify(typer, between):
+        conn = primary.connect(autocommit=False)
+        cur = conn.cursor()
+        for payload in ['{"kind":"wal.fence","lsn":1}', *between,
+                        '{"kind":"gateway.typing","node":"%s","thread":"%s","principal":"%s"}'
+                        % (FOREIGN_NODE, thread, typer)]:
+            cur.execute("SELECT pg_notify('ephemeral', %s)", (payload,))
+        conn.commit()
+        conn.close()
+
+    async def go():
+        m = await Client.open(a.url, keys.person(watcher))
+        reads = a.metric(READS)
+        notify(typer1, [])
+        assert (await m.event("typing.started"))["principal"] == typer1
+        assert a.metric(READS) > reads              # the fence held: a standby read
+        reads = a.metric(READS)
+        notify(typer2, ['{"kind":"wal.fence","lsn":"1"}'])
+        assert (await m.event("typing.started"))["principal"] == typer2
+        assert a.metric(READS) == reads             # forgotten: the primary read it
+        await m.close()
+    run(go())
+    assert 'signal dropped as malformed' in a.log
+
+
+def server_pids(standby):
+    """The standby's postmaster and its children."""
+    with open(os.path.join(standby.data, "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    pids = [postmaster]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                        pids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def test_a_hung_standby_holds_a_read_no_longer_than_the_wait(primary, standby, keys):
+    """The standby stopped (SIGSTOP: its connections stay open, nothing
+    answers): a delivery's read goes to the primary once
+    --database-read-wait has passed, long before --db-timeout, and the
+    standby leaves the rotation (docs/standbys.md, "Waits, fallbacks,
+    rotation")."""
+    w = World(primary)
+    member = new_id()
+    _, thread = w.room(member)
+    agent, run_id = w.agent(), new_id()
+    replayed(primary, standby)
+    node = Gateway("standby-hung", primary, keys,
+                   ["--database-read", standby.conninfo, "--database-read-wait", "200",
+                    "--database-read-retry", "1000", "--db-timeout", "20000"]).start()
+    pids = []
+    try:
+        poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+        async def go():
+            m = await Client.open(node.url, keys.person(member))
+            assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+            assert (await m.event("run.updated"))["version"] == 1
+            pids[:] = server_pids(standby)
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            fallbacks = node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy")
+            started = time.monotonic()
+            assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
+            assert (await m.event("run.updated", timeout=5))["version"] == 2
+            # the bound (200 ms) and the primary's answer, not --db-timeout (20 s)
+            assert time.monotonic() - started < 3
+            assert node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy") > fallbacks
+            assert "reason=lagging" in node.log
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+            pids.clear()
+            await read_again(primary, standby, node, m, (run_id, thread, agent, 3))
+            await m.close()
+        run(go())
+        assert node.metric('bothy_gateway_db_calls_total{result="timeout"}') == 0
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+        node.stop()
+
+
+def test_a_wrong_or_unreachable_database_read_at_start(primary, standby, keys):
+    bad = subprocess.run([GATEWAY, "serve", "--listen", "127.0.0.1:1", "--database", "x",
+                          "--keys", keys.dir, "--database-read", "host='unterminated"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=10)
+    assert bad.returncode == 2
+    assert "--database-read is not a valid libpq connection string" in bad.stderr
+    assert "unterminated" not in bad.stderr         # a conninfo may hold a password
+
+    w = World(primary)
+    member = new_id()
+    _, thread = w.room(member)
+    agent, run_id = w.agent(), new_id()
+
+    def delivered_without_the_standby(name, conninfo, version, before=lambda node: None):
+        """A node with conninfo as its standby delivers version, and no
+        read of it went to a standby."""
+        node = Gateway(name, primary, keys, ["--database-read", conninfo,
+                                             "--database-read-retry", "500"]).start()
+        try:
+            before(node)
+
+            async def go():
+                m = await Client.open(node.url, keys.person(member))
+                assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+                assert (await m.event("run.updated"))["version"] == version
+                await m.close()
+            run(go())
+            assert node.metric(READS) == 0
+            return node.log, node.metric(FALLBACK % "out")
+        finally:
+            node.stop()
+
+    gone = os.path.join(WORK, "no-standby-here")
+    log, out = delivered_without_the_standby(
+        "standby-unreachable", "host=%s port=%s dbname=bothy_test user=postgres" % (gone, PORT), 1)
+    assert out >= 1
+    assert "standby unreachable, its reads go to the primary" in log
+
+    # the right standby, another database on it: out of rotation, reads on the primary
+    replayed(primary, standby)
+    delivered_without_the_standby(
+        "standby-wrong-db", standby.conninfo.replace("dbname=bothy_test", "dbname=postgres"), 2,
+        lambda node: poll_until(lambda: "reason=wrong_database" in node.log, timeout=10,
+                                what="the wrong database seen"))
+
+
+def test_a_promoted_standby_leaves_the_rotation(primary, standby, nodes, keys):
+    """Last: the standby is a primary of its own afterwards."""
+    (a,) = nodes(1)
+    w = World(primary)
+    member, leaver = new_id(), new_id()
+    place, thread = w.room(member, leaver)
+    agent, run_id = w.agent(), new_id()
+    replayed(primary, standby)
+    standby.promote()
+    poll_until(lambda: standby.query("SELECT pg_is_in_recovery()")[0][0] is False, timeout=10,
+               what="promoted")
+    # the promoted server no longer follows: a removal there is never seen
+    assert w.leave(place, leaver) is True
+
+    async def go():
+        m = await Client.open(a.url, keys.person(member))
+        gone = await Client.open(a.url, keys.person(leaver))
+        assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+        assert (await m.event("run.updated"))["version"] == 1
+        assert await gone.before_ack() == []
+        for c in (m, gone):
+            await c.close()
+    run(go())
+    assert a.metric(FALLBACK % "out") >= 1
+    assert a.metric(IN_ROTATION) == 0
+    assert "reason=not_in_recovery" in a.log
