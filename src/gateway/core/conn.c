@@ -242,24 +242,43 @@ gw_conn_sweep_stop(void)
 }
 
 /*
+ * The front message waits for the client's acknowledgement (the route's
+ * held, e.g. the terminal's window of output a device has not
+ * acknowledged): nothing is written until gw_conn_progress.  A ping is
+ * never held, so the ping the acknowledgement answers always goes.
+ */
+static bool
+held(gw_conn *c)
+{
+	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
+
+	return m != NULL && !m->ping && endpoint_of(c)->held != NULL && endpoint_of(c)->held(c);
+}
+
+/*
  * Writes the front of the queue; false when the socket failed.  What the
  * socket did not take, lws keeps and sends before anything else; the rest
- * of the queue waits for WRITEABLE.
+ * of the queue waits for WRITEABLE.  A held front waits with the stall
+ * timer running from the last progress.
  */
 static bool
 write_front(gw_conn *c)
 {
 	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
+	size_t		len;
+	bool		ping;
 
-	if (m == NULL)
+	if (m == NULL || held(c))
 		return true;
 	if (lws_write(c->wsi, m->data + LWS_PRE, m->len,
 				  m->ping ? LWS_WRITE_PING : m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) < (int) m->len)
 		return false;
 	gw_stats.frames_out++;
+	len = m->len;
+	ping = m->ping;
 	gw_sendq_pop(&c->sendq);
 	if (endpoint_of(c)->sent != NULL)
-		endpoint_of(c)->sent(c);
+		endpoint_of(c)->sent(c, len, ping);
 	if (gw_sendq_front(&c->sendq) != NULL)
 	{
 		arm_stall(c);			/* progress: the client reads */
@@ -270,6 +289,22 @@ write_front(gw_conn *c)
 	else
 		c->stall_until = 0;
 	return true;
+}
+
+/* Writes the front outside WRITEABLE (nothing waited before it). */
+static void
+write_now(gw_conn *c)
+{
+	if (write_front(c))
+		return;
+	/*
+	 * The socket failed: no close frame can go either, as when a write in
+	 * WRITEABLE fails and lws closes it
+	 */
+	c->state = GW_CONN_CLOSING;
+	gw_metrics_close(1006);
+	gw_sendq_clear(&c->sendq);
+	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 typedef enum gw_conn_kind
@@ -303,23 +338,13 @@ queue(gw_conn *c, const void *msg, size_t len, gw_conn_kind kind)
 	switch (st)
 	{
 		case GW_SENDQ_OK:
-			if (was_empty && !lws_partial_buffered(c->wsi))
+			if (was_empty && !lws_partial_buffered(c->wsi) && !held(c))
 			{
-				if (!write_front(c))
-				{
-					/*
-					 * The socket failed: no close frame can go either, as
-					 * when a write in WRITEABLE fails and lws closes it
-					 */
-					c->state = GW_CONN_CLOSING;
-					gw_metrics_close(1006);
-					gw_sendq_clear(&c->sendq);
-					lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-				}
+				write_now(c);
 				return;
 			}
 			if (was_empty)
-				arm_stall(c);
+				arm_stall(c);	/* output begins to wait (held: for the acknowledgement) */
 			lws_callback_on_writable(c->wsi);
 			return;
 		case GW_SENDQ_FULL:
@@ -357,6 +382,44 @@ gw_conn_ping(gw_conn *c)
 	if (output_waits(c))
 		return;
 	queue(c, "", 0, GW_CONN_PING);
+}
+
+/*
+ * Goes next, whatever waits (after the part of a message lws holds), and
+ * arms no timer: the ping is only a mark in the output's order, and a
+ * client that reads nothing is closed --send-timeout after its output
+ * began to wait all the same.
+ */
+void
+gw_conn_ping_first(gw_conn *c, const char *payload, size_t len)
+{
+	bool		idle = !output_waits(c);
+
+	if (c->state == GW_CONN_CLOSING)
+		return;
+	switch (gw_sendq_push_ping_first(&c->sendq, LWS_PRE, payload, len))
+	{
+		case GW_SENDQ_OK:
+			if (!idle)
+				lws_callback_on_writable(c->wsi);
+			else
+				write_now(c);
+			return;
+		case GW_SENDQ_FULL:
+		case GW_SENDQ_NOMEM:
+			gw_log(GW_LOG_ERROR, "client closed: out of memory");
+			gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");
+			return;
+	}
+}
+
+void
+gw_conn_progress(gw_conn *c)
+{
+	if (c->state == GW_CONN_CLOSING || !output_waits(c))
+		return;
+	arm_stall(c);
+	lws_callback_on_writable(c->wsi);
 }
 
 size_t
@@ -614,6 +677,10 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			return 0;
 		case LWS_CALLBACK_SERVER_WRITEABLE:
 			return writeable(c);
+		case LWS_CALLBACK_RECEIVE_PONG:
+			if (c->state != GW_CONN_CLOSING && endpoint_of(c)->pong != NULL)
+				endpoint_of(c)->pong(c, in, len);
+			return 0;
 		case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
 			if (c->state != GW_CONN_CLOSING)
 			{

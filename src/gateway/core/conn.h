@@ -71,6 +71,22 @@ void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
  */
 void		gw_conn_ping(gw_conn *c);
 
+/*
+ * A WebSocket ping with payload[0..len) (at most 125 bytes) that goes
+ * before everything queued, whatever waits: a mark in the order of the
+ * output, which the client's pong (its payload echoed) answers once it
+ * read everything written before it (terminal/relay_ack.c).  Arms no
+ * timer.
+ */
+void		gw_conn_ping_first(gw_conn *c, const char *payload, size_t len);
+
+/*
+ * The client proved it reads (the route's acknowledgement came): the
+ * stall timer starts again if output waits, and a held front is asked
+ * again (the endpoint's held).
+ */
+void		gw_conn_progress(gw_conn *c);
+
 /* Payload bytes queued and not yet handed to lws. */
 size_t		gw_conn_queued(const gw_conn *c);
 
