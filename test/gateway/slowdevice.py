@@ -8,6 +8,7 @@ and, reading nothing and answering nothing, as a device that is gone.
 import base64
 import json
 import os
+import queue
 import socket
 import struct
 import threading
@@ -19,7 +20,7 @@ TICK_S = 0.05
 
 
 def masked(opcode, payload):
-    """One masked frame of a client (payload under 126 bytes: text, pong)."""
+    """One masked frame of a client (payload under 65536 bytes)."""
     mask = os.urandom(4)
     n = len(payload)
     head = struct.pack("!BB", 0x80 | opcode, 0x80 | n) if n < 126 else \
@@ -30,8 +31,11 @@ def masked(opcode, payload):
 class SlowDevice(threading.Thread):
     """Connects to port, identifies, then reads `rate` bytes a second (0:
     never reads) until stop() or the close frame.  read: the binary
-    payload bytes read; pongs: pongs sent; close_code: the close frame's
-    code, or None."""
+    payload bytes read; pongs: pongs sent; bad_marks: the payloads of
+    pings that were not the count of binary payload bytes read before
+    them (docs/protocol.md, "Pings"); close_code: the close frame's code,
+    or None.  What it sends (pongs, send()) goes in order from a thread of
+    its own, as a browser's writes never stop its reading."""
 
     def __init__(self, port, session, rate, rcvbuf=8192):
         super().__init__(daemon=True)
@@ -39,6 +43,8 @@ class SlowDevice(threading.Thread):
         self.read = 0
         self.pongs = 0
         self.texts = []
+        self.bad_marks = []
+        self._out = queue.Queue()
         self.close_code = None
         self.ended = None           # monotonic time of the close frame or EOF
         self._halt = threading.Event()
@@ -94,14 +100,33 @@ class SlowDevice(threading.Thread):
             elif opcode == 0x1:
                 self.texts.append(payload.decode())
             elif opcode == 0x9:
-                self.sock.sendall(masked(0xA, payload))
+                if payload and payload != str(self.read).encode():
+                    self.bad_marks.append((payload, self.read))
+                self._out.put(masked(0xA, payload))
                 self.pongs += 1
             elif opcode == 0x8:
                 self.close_code = struct.unpack("!H", payload[:2])[0] if n >= 2 else 1005
                 self.ended = time.monotonic()
                 return
 
+    def send(self, data, piece=4096):
+        """Binary messages of data, piece bytes each, after what waits."""
+        for at in range(0, len(data), piece):
+            self._out.put(masked(0x2, data[at:at + piece]))
+
+    def _writer(self):
+        while True:
+            frame = self._out.get()
+            if frame is None:
+                return
+            try:
+                self.sock.sendall(frame)
+            except OSError:
+                return
+
     def run(self):
+        writer = threading.Thread(target=self._writer, daemon=True)
+        writer.start()
         self.sock.settimeout(TICK_S)
         while not self._halt.is_set() and self.ended is None:
             start = time.monotonic()
@@ -119,8 +144,11 @@ class SlowDevice(threading.Thread):
                 budget -= len(chunk)
                 self._frames(chunk)
             time.sleep(max(0.0, TICK_S - (time.monotonic() - start)))
+        self._out.put(None)
 
     def stop(self):
         self._halt.set()
-        self.join(5)
+        self._out.put(None)
+        if self.is_alive():
+            self.join(5)
         self.sock.close()

@@ -63,10 +63,18 @@ mark(gw_rconn *c, int64_t now)
 	gw_conn_ping_first(&c->conn, payload, (size_t) n);
 }
 
+/*
+ * Not while the node itself stopped reading the device (relay_flow.c's
+ * pause: its host's queue is full): lws then reads nothing from it, pongs
+ * included, so no acknowledgement could come, and a paste into a program
+ * that echoes would lock both sides (docs/terminal.md, "Slow networks").
+ * The socket rule alone bounds the device then; once it is read again
+ * (gw_conn_rx_pause asks WRITEABLE again) its pongs come.
+ */
 bool
 gw_rack_held(gw_rconn *c)
 {
-	return is_device(c) && c->out - c->acked >= window();
+	return is_device(c) && !c->conn.rx_paused && c->out - c->acked >= window();
 }
 
 void
