@@ -25,7 +25,8 @@ def masked(opcode, payload):
     n = len(payload)
     head = struct.pack("!BB", 0x80 | opcode, 0x80 | n) if n < 126 else \
         struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    keystream = (mask * (n // 4 + 1))[:n]
+    return head + mask + (int.from_bytes(payload, "big") ^ int.from_bytes(keystream, "big")).to_bytes(n, "big")
 
 
 class SlowDevice(threading.Thread):
@@ -37,14 +38,14 @@ class SlowDevice(threading.Thread):
     or None.  What it sends (pongs, send()) goes in order from a thread of
     its own, as a browser's writes never stop its reading."""
 
-    def __init__(self, port, session, rate, rcvbuf=8192):
+    def __init__(self, port, session, rate, rcvbuf=8192, identify=None, outbox=0):
         super().__init__(daemon=True)
         self.rate = rate
         self.read = 0
         self.pongs = 0
         self.texts = []
         self.bad_marks = []
-        self._out = queue.Queue()
+        self._out = queue.Queue(outbox)     # 0: unbounded; else send() blocks when full
         self.close_code = None
         self.ended = None           # monotonic time of the close frame or EOF
         self._halt = threading.Event()
@@ -63,7 +64,7 @@ class SlowDevice(threading.Thread):
             assert chunk, "handshake refused"
             head += chunk
         assert head.startswith(b"HTTP/1.1 101"), head
-        s.sendall(masked(0x1, json.dumps(session.device_identify()).encode()))
+        s.sendall(masked(0x1, json.dumps(identify or session.device_identify()).encode()))
         self.sock = s
 
     def wait_text(self, op, timeout=10):
@@ -112,17 +113,28 @@ class SlowDevice(threading.Thread):
     def send(self, data, piece=4096):
         """Binary messages of data, piece bytes each, after what waits."""
         for at in range(0, len(data), piece):
-            self._out.put(masked(0x2, data[at:at + piece]))
+            frame = masked(0x2, data[at:at + piece])
+            while not self._halt.is_set():
+                try:
+                    self._out.put(frame, timeout=0.2)
+                    break
+                except queue.Full:
+                    pass
 
     def _writer(self):
-        while True:
+        # a socket of its own: the reader's short timeout would cut a
+        # sendall that waits for the node to read again (a paused side)
+        out = self.sock.dup()
+        out.settimeout(60)
+        while not self._halt.is_set():
             frame = self._out.get()
             if frame is None:
-                return
+                break
             try:
-                self.sock.sendall(frame)
+                out.sendall(frame)
             except OSError:
-                return
+                break
+        out.close()
 
     def run(self):
         writer = threading.Thread(target=self._writer, daemon=True)
@@ -144,11 +156,17 @@ class SlowDevice(threading.Thread):
                 budget -= len(chunk)
                 self._frames(chunk)
             time.sleep(max(0.0, TICK_S - (time.monotonic() - start)))
-        self._out.put(None)
 
     def stop(self):
         self._halt.set()
-        self._out.put(None)
+        try:
+            self._out.put_nowait(None)
+        except queue.Full:
+            pass
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)    # wakes a writer blocked in sendall
+        except OSError:
+            pass
         if self.is_alive():
             self.join(5)
         self.sock.close()

@@ -442,11 +442,11 @@ gw_conn_rx_pause(gw_conn *c, bool pause)
 	c->rx_paused = pause;
 	lws_rx_flow_control(c->wsi, pause ? 0 : 1);
 	/*
-	 * a route may hold output only while it reads the client (the
-	 * terminal's window, terminal/relay_ack.c): ask again.  No
-	 * timer is armed: being read again is not the client's progress.
+	 * whether a route holds output may follow its reading of the client
+	 * (the terminal's window, terminal/relay_ack.c): ask again.  No timer
+	 * is armed: being read or not is not the client's progress.
 	 */
-	if (!pause && c->state != GW_CONN_CLOSING && output_waits(c))
+	if (c->state != GW_CONN_CLOSING && output_waits(c))
 		lws_callback_on_writable(c->wsi);
 }
 

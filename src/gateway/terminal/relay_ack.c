@@ -64,17 +64,27 @@ mark(gw_rconn *c, int64_t now)
 }
 
 /*
- * Not while the node itself stopped reading the device (relay_flow.c's
- * pause: its host's queue is full): lws then reads nothing from it, pongs
- * included, so no acknowledgement could come, and a paste into a program
- * that echoes would lock both sides (docs/terminal.md, "Slow networks").
- * The socket rule alone bounds the device then; once it is read again
- * (gw_conn_rx_pause asks WRITEABLE again) its pongs come.
+ * Not once the node itself stopped reading the device (relay_flow.c's
+ * pause: its host's queue is full), until a pong to a mark written after
+ * that came: lws reads nothing from a paused device, and once read again
+ * its pongs come only after the input it sent before them (a paste the
+ * host takes slowly), so holding its output would lock a paste into a
+ * program that reads slowly while it writes (docs/terminal.md, "Slow
+ * networks").  The socket rule alone bounds the device meanwhile.
  */
 bool
 gw_rack_held(gw_rconn *c)
 {
-	return is_device(c) && !c->conn.rx_paused && c->out - c->acked >= window();
+	return is_device(c) && !c->conn.rx_paused && !c->behind_input && c->out - c->acked >= window();
+}
+
+void
+gw_rack_paused(gw_rconn *c)
+{
+	if (!is_device(c))
+		return;
+	c->behind_input = true;
+	c->pinged_at_pause = c->pinged;
 }
 
 void
@@ -124,6 +134,8 @@ gw_rack_pong(gw_rconn *c, const char *payload, size_t len)
 	if (!is_device(c) || !gw_rwire_parse_ack(payload, len, &n) || n <= c->acked || n > c->pinged)
 		return;
 	c->acked = n;
+	if (n > c->pinged_at_pause)
+		c->behind_input = false;	/* read past the input it was paused on */
 	gw_conn_progress(&c->conn);
 	/* output shown: the idle clock starts again (docs/terminal.md, "Idle") */
 	if (c->side.slot != NULL && c->side.slot->paired)

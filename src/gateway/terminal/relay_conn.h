@@ -40,6 +40,8 @@ typedef struct gw_rconn
 	uint64_t	acked;			/* out at the last mark its pong echoed */
 	int64_t		ack_ping_ms;	/* when the last mark went */
 	int64_t		ack_due;		/* the drain's mark waits till then; 0: none */
+	bool		behind_input;	/* paused since a mark of pinged_at_pause or before */
+	uint64_t	pinged_at_pause;	/* pinged when the node last stopped reading it */
 } gw_rconn;
 
 static inline gw_rconn *
@@ -83,6 +85,9 @@ void		gw_rack_sent(gw_rconn *c, size_t len);
 
 /* relay_ack.c: the side's wake-up: a drain's mark that waited. */
 void		gw_rack_tick(gw_rconn *c, int64_t now);
+
+/* relay_ack.c: the node stops reading the side (relay_flow.c): its pongs wait behind its input. */
+void		gw_rack_paused(gw_rconn *c);
 
 /* relay_ack.c: a pong of the side: an acknowledgement if it echoes a mark. */
 void		gw_rack_pong(gw_rconn *c, const char *payload, size_t len);

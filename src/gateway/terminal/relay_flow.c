@@ -61,6 +61,7 @@ gw_rflow_pass(gw_rconn *from, const void *data, size_t len)
 	{
 		gw_relay_stats.paused++;
 		gw_conn_rx_pause(&from->conn, true);
+		gw_rack_paused(from);	/* its window opens (relay_ack.c) */
 	}
 }
 
