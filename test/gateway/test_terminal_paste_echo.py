@@ -88,3 +88,4 @@ def test_a_paste_into_a_program_that_reads_slowly_while_it_writes_is_not_locked(
     assert paused > 0                       # the device's input was held back
     assert read >= 0.5 * RATE * RUN_S, read  # and it read all the while
     assert pongs > 0
+    assert bad_marks == []                  # each ping counted the binary bytes before it

@@ -1,4 +1,4 @@
-"""A device that keeps reading is never closed, however slowly it reads,
+"""A device that keeps reading (above the minimum rate) is never closed,
 and a device that reads nothing still is (docs/terminal.md, "Slow
 networks"; docs/protocol.md, "Close codes"), through the shipped edge.
 
@@ -91,6 +91,8 @@ def test_a_device_that_reads_slowly_through_the_edge_is_never_closed(tnodes, ter
         # each read at its rate all the time (the queue never ran dry), pongs included
         assert d.read >= 0.8 * d.rate * RUN_S, (d.rate, d.read)
         assert d.pongs > 0
+        # each ping's payload: the binary payload bytes written before it
+        assert d.bad_marks == [], (d.rate, d.bad_marks[:3])
     bound = len(RATES) * (2 * SEND_QUEUE + MAX_MESSAGE + 16384)
     assert most <= bound, (most, bound)
 

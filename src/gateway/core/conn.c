@@ -266,7 +266,7 @@ write_front(gw_conn *c)
 {
 	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
 	size_t		len;
-	bool		ping;
+	bool		binary;
 
 	if (m == NULL || held(c))
 		return true;
@@ -275,10 +275,10 @@ write_front(gw_conn *c)
 		return false;
 	gw_stats.frames_out++;
 	len = m->len;
-	ping = m->ping;
+	binary = m->binary && !m->ping;
 	gw_sendq_pop(&c->sendq);
 	if (endpoint_of(c)->sent != NULL)
-		endpoint_of(c)->sent(c, len, ping);
+		endpoint_of(c)->sent(c, len, binary);
 	if (gw_sendq_front(&c->sendq) != NULL)
 	{
 		arm_stall(c);			/* progress: the client reads */

@@ -70,10 +70,11 @@ typedef struct gw_ws_endpoint
 	 */
 	void		(*tick) (struct gw_conn *c, int64_t now);
 	/*
-	 * a queued message of len payload bytes was handed to lws (ping: a
-	 * WebSocket ping): the queue shrank (gw_conn_queued)
+	 * a queued message of len payload bytes was handed to lws (binary: a
+	 * binary message, not text nor a ping): the queue shrank
+	 * (gw_conn_queued)
 	 */
-	void		(*sent) (struct gw_conn *c, size_t len, bool ping);
+	void		(*sent) (struct gw_conn *c, size_t len, bool binary);
 	/*
 	 * true: the front message (never a ping) waits, unwritten, until the
 	 * route calls gw_conn_progress (the client acknowledged what it read);

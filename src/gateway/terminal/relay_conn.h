@@ -35,7 +35,7 @@ typedef struct gw_rconn
 	int64_t		ping_at;		/* the next keepalive ping (--stream-ping-interval) */
 	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
 	/* a device's acknowledgement of its output (relay_ack.c), in bytes written */
-	uint64_t	out;			/* written toward it (handed to lws) */
+	uint64_t	out;			/* binary payload written toward it (handed to lws) */
 	uint64_t	pinged;			/* out at the last mark (ping) */
 	uint64_t	acked;			/* out at the last mark its pong echoed */
 	int64_t		ack_ping_ms;	/* when the last mark went */
@@ -80,7 +80,7 @@ void		gw_rflow_resume(gw_rconn *c);
 /* relay_ack.c: the device has --send-queue bytes unacknowledged: write it no more. */
 bool		gw_rack_held(gw_rconn *c);
 
-/* relay_ack.c: len bytes of a message went toward the side: mark them when due. */
+/* relay_ack.c: a binary message of len bytes went toward the side: mark them when due. */
 void		gw_rack_sent(gw_rconn *c, size_t len);
 
 /* relay_ack.c: the side's wake-up: a drain's mark that waited. */

@@ -98,9 +98,10 @@ tick(gw_conn *conn, int64_t now)
 }
 
 static void
-sent(gw_conn *conn, size_t len, bool ping)
+sent(gw_conn *conn, size_t len, bool binary)
 {
-	if (!ping)
+	/* the marks count the stream's bytes only (docs/protocol.md, "Pings") */
+	if (binary)
 		gw_rack_sent(gw_rconn_of(conn), len);
 	gw_rflow_sent(gw_rconn_of(conn));
 }
