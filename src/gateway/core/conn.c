@@ -266,6 +266,7 @@ write_front(gw_conn *c)
 {
 	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
 	size_t		len;
+	bool		ping;
 	bool		binary;
 
 	if (m == NULL || held(c))
@@ -275,13 +276,21 @@ write_front(gw_conn *c)
 		return false;
 	gw_stats.frames_out++;
 	len = m->len;
-	binary = m->binary && !m->ping;
+	ping = m->ping;
+	binary = m->binary && !ping;
 	gw_sendq_pop(&c->sendq);
+	c->writing = true;			/* a ping the hook queues waits for WRITEABLE */
 	if (endpoint_of(c)->sent != NULL)
 		endpoint_of(c)->sent(c, len, binary);
+	c->writing = false;
 	if (gw_sendq_front(&c->sendq) != NULL)
 	{
-		arm_stall(c);			/* progress: the client reads */
+		/*
+		 * progress: the client reads; a ping written is only a mark, so it
+		 * starts no new period when one runs (relay_ack.c)
+		 */
+		if (!ping || c->stall_until == 0)
+			arm_stall(c);
 		lws_callback_on_writable(c->wsi);
 	}
 	else if (lws_partial_buffered(c->wsi))
@@ -393,19 +402,21 @@ gw_conn_ping(gw_conn *c)
 void
 gw_conn_ping_first(gw_conn *c, const char *payload, size_t len)
 {
-	bool		idle = !output_waits(c);
+	bool		nothing_waits = !output_waits(c);
 
 	if (c->state == GW_CONN_CLOSING)
 		return;
 	switch (gw_sendq_push_ping_first(&c->sendq, LWS_PRE, payload, len))
 	{
 		case GW_SENDQ_OK:
-			if (!idle)
+			/* inside write_front: one lws_write per WRITEABLE (lws's rule) */
+			if (!nothing_waits || c->writing)
 				lws_callback_on_writable(c->wsi);
 			else
 				write_now(c);
 			return;
 		case GW_SENDQ_FULL:
+			/* cannot happen: a ping is over no limit (sendq.h); NOMEM's answer */
 		case GW_SENDQ_NOMEM:
 			gw_log(GW_LOG_ERROR, "client closed: out of memory");
 			gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");

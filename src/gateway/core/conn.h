@@ -41,6 +41,7 @@ typedef struct gw_conn
 	bool		body_in;		/* HTTP: a request body is being read into rx */
 	bool		close_after;	/* HTTP: the connection closes after this answer */
 	bool		rx_paused;		/* gw_conn_rx_pause: lws reads it no more */
+	bool		writing;		/* inside write_front: one lws_write per callback */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	int64_t		wake_at;		/* its tick is due then (gw_mono_ms); 0: none */
 	lws_dll2_t	in_wheel;		/* the sweep's slot of wake_at */
