@@ -41,34 +41,35 @@ def test_output_a_device_never_read_does_not_keep_its_session_alive(tnodes, term
 
     async def go():
         devices, hosts = {}, {}
-        for name, session, rate in (("reading", reading, 100000), ("quiet", quiet, 0)):
-            device = SlowDevice(e.port, session, rate)
-            device.wait_text("waiting")
-            hosts[name] = await Side.open(ws_base(node), session.id, session.host_identify())
-            assert await hosts[name].op() == "paired"
-            device.wait_text("paired")
-            session.started()
-            device.start()
-            devices[name] = device
-        start = time.monotonic()
-        ended = None
-        while time.monotonic() - start < IDLE_S + 15:
-            for name in hosts:
-                if hosts[name].ws.open:
-                    await hosts[name].ws.send(b"%.0f\r\n" % time.time())
-            if ended is None and terminal.state(quiet.id) != ("active", None):
-                ended = time.monotonic() - start
-                break
-            await asyncio.sleep(1)
-        quiet_code = await hosts["quiet"].closed(timeout=5) if ended is not None else None
-        states = terminal.state(reading.id), terminal.state(quiet.id)
-        read = devices["reading"].read
-        for d in devices.values():
-            d.stop()
-        for h in hosts.values():
-            if h.ws.open:
-                await h.close(4000)
-        return ended, quiet_code, states, read
+        try:
+            for name, session, rate in (("reading", reading, 100000), ("quiet", quiet, 0)):
+                device = SlowDevice(e.port, session, rate)
+                devices[name] = device
+                device.wait_text("waiting")
+                hosts[name] = await Side.open(ws_base(node), session.id, session.host_identify())
+                assert await hosts[name].op() == "paired"
+                device.wait_text("paired")
+                session.started()
+                device.start()
+            start = time.monotonic()
+            ended = None
+            while time.monotonic() - start < IDLE_S + 15:
+                for name in hosts:
+                    if hosts[name].ws.open:
+                        await hosts[name].ws.send(b"%.0f\r\n" % time.time())
+                if ended is None and terminal.state(quiet.id) != ("active", None):
+                    ended = time.monotonic() - start
+                    break
+                await asyncio.sleep(1)
+            quiet_code = await hosts["quiet"].closed(timeout=5) if ended is not None else None
+            states = terminal.state(reading.id), terminal.state(quiet.id)
+            return ended, quiet_code, states, devices["reading"].read
+        finally:
+            for d in devices.values():
+                d.stop()
+            for h in hosts.values():
+                if h.ws.open:
+                    await h.close(4000)
     ended, quiet_code, states, read = run(go())
     assert states == (("active", None), ("closed", "idle")), states
     # never before the timeout: the pairing's start counts as activity

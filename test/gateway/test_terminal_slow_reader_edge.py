@@ -63,28 +63,30 @@ def test_a_device_that_reads_slowly_through_the_edge_is_never_closed(tnodes, ter
     host, owner, _ = terminal.host()
 
     async def go():
-        devices, hosts = [], []
-        for rate in RATES:
-            session = terminal.open(host, owner)
-            device = SlowDevice(e.port, session, rate)
-            hosts.append(await paired_host(node, session, device))
-            devices.append(device)
-        for d in devices:
-            d.start()
-        until = time.monotonic() + RUN_S
-        most = 0
-        writers = [asyncio.ensure_future(write_without_end(h)) for h in hosts]
-        while time.monotonic() < until:
-            await asyncio.sleep(0.5)
-            most = max(most, held(node, devices))
-            assert all(d.ended is None for d in devices), [(d.rate, d.close_code) for d in devices]
-        for w in writers:
-            w.cancel()
-        for d in devices:
-            d.stop()
-        for h in hosts:
-            h.ws.transport.abort()      # its send buffer is full: no close frame goes
-        return devices, most
+        devices, hosts, writers = [], [], []
+        try:
+            for rate in RATES:
+                session = terminal.open(host, owner)
+                device = SlowDevice(e.port, session, rate)
+                devices.append(device)
+                hosts.append(await paired_host(node, session, device))
+            for d in devices:
+                d.start()
+            until = time.monotonic() + RUN_S
+            most = 0
+            writers = [asyncio.ensure_future(write_without_end(h)) for h in hosts]
+            while time.monotonic() < until:
+                await asyncio.sleep(0.5)
+                most = max(most, held(node, devices))
+                assert all(d.ended is None for d in devices), [(d.rate, d.close_code) for d in devices]
+            return devices, most
+        finally:
+            for w in writers:
+                w.cancel()
+            for d in devices:
+                d.stop()
+            for h in hosts:
+                h.ws.transport.abort()      # its send buffer is full: no close frame goes
     devices, most = run(go())
     assert node.metric('bothy_gateway_closes_total{code="4008"}') == 0
     for d in devices:
@@ -108,16 +110,20 @@ def test_a_device_that_reads_nothing_through_the_edge_is_closed_4008(tnodes, ter
 
     async def go():
         device = SlowDevice(e.port, session, 0)
-        hostside = await paired_host(node, session, device)
-        start = time.monotonic()
-        writer = asyncio.ensure_future(write_without_end(hostside))
-        while node.metric('bothy_gateway_closes_total{code="4008"}') == 0:
-            assert time.monotonic() - start < 3 * SEND_TIMEOUT_MS / 1000, "not closed"
-            await asyncio.sleep(0.1)
-        after = time.monotonic() - start
-        writer.cancel()
-        device.sock.close()
-        hostside.ws.transport.abort()
-        return after
+        hostside = writer = None
+        try:
+            hostside = await paired_host(node, session, device)
+            start = time.monotonic()
+            writer = asyncio.ensure_future(write_without_end(hostside))
+            while node.metric('bothy_gateway_closes_total{code="4008"}') == 0:
+                assert time.monotonic() - start < 3 * SEND_TIMEOUT_MS / 1000, "not closed"
+                await asyncio.sleep(0.1)
+            return time.monotonic() - start
+        finally:
+            if writer is not None:
+                writer.cancel()
+            device.sock.close()
+            if hostside is not None:
+                hostside.ws.transport.abort()
     after = run(go())
     assert SEND_TIMEOUT_MS / 1000 - 0.2 <= after <= SEND_TIMEOUT_MS / 1000 + 2, after
