@@ -9,13 +9,16 @@
  * a third of a send buffer Linux grew to megabytes, so a device that reads
  * steadily at 60 kB/s left the node's socket untouched for 20 s and more,
  * and the socket rule alone (--send-timeout) closed it 4008; the megabytes
- * in flight also made Ctrl-C take minutes to show.  So, as ttyd keeps one
- * buffer in flight, the node writes a WebSocket ping into the output's
- * order every quarter of --send-queue bytes, and once a drain leaves output
- * unmarked (at most one a second), with the count of bytes written before
- * it as its payload; the device's pong (RFC 6455: every browser and
- * WebSocket library answers by itself) echoes it once everything before it
- * was read.  A device is written no more while --send-queue bytes are
+ * in flight also made Ctrl-C take minutes to show.  ttyd bounds what is in
+ * flight by application flow control (xterm.js's write callbacks and its
+ * own pause/resume messages), which needs code in the client; here the
+ * node writes a WebSocket ping into the output's order after each binary
+ * message that brings the unmarked binary bytes to a quarter of
+ * --send-queue or more, and once a drain leaves output unmarked (at most
+ * one a second), with the count of binary payload bytes written before it
+ * as its payload; the device's pong (RFC 6455: every browser and
+ * WebSocket library answers by itself, so no device code is needed)
+ * echoes it once everything before it was read.  A device is written no more while --send-queue bytes are
  * unacknowledged (the endpoint's held): its queue fills, the host is
  * paused (relay_flow.c), the shell runs at the device's pace.  Each
  * acknowledgement is progress for the stall rule (gw_conn_progress): only
