@@ -12,6 +12,11 @@
  *   terminal_relay_client latency PORT SESSIONS COUNT
  *		The first session: COUNT keystrokes, one byte device -> host, echoed
  *		host -> device, one after another; prints "p50_us X p99_us Y".
+ *   terminal_relay_client slow PORT SESSIONS RATE SECONDS
+ *		The first session: the host writes without end, the device reads
+ *		RATE bytes a second for SECONDS; prints "at
+ *		T read B" every second and "done read B" (exit 1 if the node closed
+ *		a side).
  *   terminal_relay_client idle PORT SESSIONS N
  *		Pairs the first N sessions and holds them; prints "paired N" and
  *		waits until its standard input ends.
@@ -19,7 +24,10 @@
  * SESSIONS is a file of lines "PATH<TAB>DEVICE_IDENTIFY<TAB>HOST_IDENTIFY":
  * the stream path and the two identify messages (JSON), made by the driver
  * from real sessions, tokens and host keys.  Blocking sockets: one or two
- * connections at a time need no event loop.
+ * connections at a time need no event loop.  Every side answers the
+ * node's pings with their payload, as browsers and WebSocket libraries do
+ * (a device that did not would be held after one window: terminal.md,
+ * "Slow networks").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -93,6 +103,16 @@ read_sessions(const char *file, long want, long *n)
 	return all;
 }
 
+/* The answer to a ping (its payload is at most 125 bytes). */
+static void
+pong(side *s, const uint8_t *payload, size_t plen)
+{
+	uint8_t		f[160];
+
+	if (plen > 125 || !ws_send_all(s->fd, f, ws_masked_frame(f, 0xA, payload, plen)))
+		fail("a pong could not be sent");
+}
+
 /*
  * The next whole message into out (at most cap bytes): its length, and its
  * opcode in *opcode.  A close frame ends the run: the relay closed a side.
@@ -115,6 +135,13 @@ next_message(side *s, uint8_t *out, size_t cap, int *opcode)
 				fprintf(stderr, "%s: the node closed a stream with %u\n", PROG,
 						ws_close_code(s->buf + off, plen));
 				exit(1);
+			}
+			if (*opcode == 0x9)
+			{
+				pong(s, s->buf + off, plen);
+				s->len -= (size_t) size;
+				memmove(s->buf, s->buf + size, s->len);
+				continue;
 			}
 			if (plen > cap)
 				fail("a message longer than expected");
@@ -151,10 +178,13 @@ static void
 open_side(side *s, int port, const char *path, const char *identify)
 {
 	struct pollfd pfd;
+	int			one = 1;
 
 	s->len = 0;
 	if ((s->fd = ws_connect(port, 0)) < 0)
 		fail("cannot connect");
+	/* as browsers do: a pong is never held back by Nagle behind an unacknowledged one */
+	setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	pfd.fd = s->fd;
 	pfd.events = POLLOUT;
 	if (poll(&pfd, 1, 10000) != 1 || !ws_connected(s->fd) ||
@@ -256,6 +286,101 @@ throughput(int port, const session *ss, long bytes, long frame)
 	pthread_join(t, NULL);
 }
 
+/*
+ * The binary payload bytes of the whole frames buffered, handed out; pings
+ * answered; a close frame ends the run (exit 1).
+ */
+static long
+take_frames(side *s)
+{
+	long		got = 0;
+
+	for (;;)
+	{
+		size_t		off,
+					plen;
+		int			opcode;
+		long		size = ws_frame_parse(s->buf, s->len, FRAME_MAX, &opcode, &off, &plen);
+
+		if (size < 0)
+			fail("a frame the relay never sends");
+		if (size == 0)
+			return got;
+		if (opcode == 0x8)
+		{
+			fprintf(stderr, "%s: the node closed a stream with %u\n", PROG,
+					ws_close_code(s->buf + off, plen));
+			exit(1);
+		}
+		if (opcode == 0x9)
+			pong(s, s->buf + off, plen);
+		else if (opcode == 0x2)
+			got += (long) plen;
+		s->len -= (size_t) size;
+		memmove(s->buf, s->buf + size, s->len);
+	}
+}
+
+/*
+ * The device takes RATE bytes a second from its socket, in ticks of 10 ms
+ * (the frames as they complete), while the host writes without end: a
+ * steady slow reader behind the edge.
+ */
+static void
+slow(int port, const session *ss, long rate, long seconds)
+{
+	produce_arg a = {&host_side, 1L << 50, 16384};
+	pthread_t	t;
+	long		got = 0,
+				taken = 0,
+				tick = 0;
+	double		start,
+				next_print;
+
+	/*
+	 * The socket's own buffer: SO_RCVBUF shrunk after the connection
+	 * was made left a window the sender probed on its persist timer, and
+	 * held a 1 MB/s reader to one window a second
+	 */
+	pair(&device_side, &host_side, port, ss);
+	start = now_s();
+	next_print = start + 1;
+	if (pthread_create(&t, NULL, produce, &a) != 0)
+		fail("pthread_create");
+	while (now_s() - start < (double) seconds)
+	{
+		long		target = rate * (tick + 1) / 100;
+
+		/* cumulative: a short read now is made up in the next ticks */
+		while (taken < target)
+		{
+			size_t		room = RX_CAP - device_side.len;
+			size_t		want = (size_t) (target - taken) < room ? (size_t) (target - taken) : room;
+			ssize_t		n = recv(device_side.fd, device_side.buf + device_side.len, want, MSG_DONTWAIT);
+
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+				fail("a stream ended");
+			if (n < 0)
+				break;
+			device_side.len += (size_t) n;
+			taken += n;
+			got += take_frames(&device_side);
+		}
+		tick++;
+		while (now_s() < start + (double) tick / 100)
+			usleep(1000);
+		if (now_s() >= next_print)
+		{
+			printf("at %.0f read %ld\n", next_print - start, got);
+			fflush(stdout);
+			next_print += 1;
+		}
+	}
+	printf("done read %ld\n", got);
+	fflush(stdout);
+	exit(0);					/* the producer thread blocks in send: ends with us */
+}
+
 static int
 by_value(const void *a, const void *b)
 {
@@ -321,7 +446,7 @@ main(int argc, char **argv)
 
 	if (argc < 5 || sodium_init() < 0)
 	{
-		fprintf(stderr, "usage: %s throughput|latency|idle PORT SESSIONS ARGS...\n", PROG);
+		fprintf(stderr, "usage: %s throughput|latency|idle|slow PORT SESSIONS ARGS...\n", PROG);
 		return 2;
 	}
 	port = ws_parse_count(PROG, argv[2], 1, 65535, "PORT");
@@ -336,9 +461,12 @@ main(int argc, char **argv)
 		latency((int) port, &all[0], ws_parse_count(PROG, argv[4], 100, 1000000, "COUNT"));
 	else if (strcmp(argv[1], "idle") == 0 && argc == 5)
 		idle((int) port, all, n);
+	else if (strcmp(argv[1], "slow") == 0 && argc == 6)
+		slow((int) port, &all[0], ws_parse_count(PROG, argv[4], 1, 1L << 30, "RATE"),
+			 ws_parse_count(PROG, argv[5], 1, 3600, "SECONDS"));
 	else
 	{
-		fprintf(stderr, "usage: %s throughput|latency|idle PORT SESSIONS ARGS...\n", PROG);
+		fprintf(stderr, "usage: %s throughput|latency|idle|slow PORT SESSIONS ARGS...\n", PROG);
 		return 2;
 	}
 	free(all);

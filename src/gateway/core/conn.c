@@ -242,27 +242,55 @@ gw_conn_sweep_stop(void)
 }
 
 /*
+ * The front message waits for the client's acknowledgement (the route's
+ * held, e.g. the terminal's window of output a device has not
+ * acknowledged): nothing is written until gw_conn_progress.  A ping is
+ * never held, so the ping the acknowledgement answers always goes.
+ */
+static bool
+held(gw_conn *c)
+{
+	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
+
+	return m != NULL && !m->ping && endpoint_of(c)->held != NULL && endpoint_of(c)->held(c);
+}
+
+/*
  * Writes the front of the queue; false when the socket failed.  What the
  * socket did not take, lws keeps and sends before anything else; the rest
- * of the queue waits for WRITEABLE.
+ * of the queue waits for WRITEABLE.  A held front waits with the stall
+ * timer running from the last progress.
  */
 static bool
 write_front(gw_conn *c)
 {
 	gw_sendq_msg *m = gw_sendq_front(&c->sendq);
+	size_t		len;
+	bool		ping;
+	bool		binary;
 
-	if (m == NULL)
+	if (m == NULL || held(c))
 		return true;
 	if (lws_write(c->wsi, m->data + LWS_PRE, m->len,
 				  m->ping ? LWS_WRITE_PING : m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) < (int) m->len)
 		return false;
 	gw_stats.frames_out++;
+	len = m->len;
+	ping = m->ping;
+	binary = m->binary && !ping;
 	gw_sendq_pop(&c->sendq);
+	c->writing = true;			/* a ping the hook queues waits for WRITEABLE */
 	if (endpoint_of(c)->sent != NULL)
-		endpoint_of(c)->sent(c);
+		endpoint_of(c)->sent(c, len, binary);
+	c->writing = false;
 	if (gw_sendq_front(&c->sendq) != NULL)
 	{
-		arm_stall(c);			/* progress: the client reads */
+		/*
+		 * progress: the client reads; a ping written is only a mark, so it
+		 * starts no new period when one runs (relay_ack.c)
+		 */
+		if (!ping || c->stall_until == 0)
+			arm_stall(c);
 		lws_callback_on_writable(c->wsi);
 	}
 	else if (lws_partial_buffered(c->wsi))
@@ -270,6 +298,22 @@ write_front(gw_conn *c)
 	else
 		c->stall_until = 0;
 	return true;
+}
+
+/* Writes the front outside WRITEABLE (nothing waited before it). */
+static void
+write_now(gw_conn *c)
+{
+	if (write_front(c))
+		return;
+	/*
+	 * The socket failed: no close frame can go either, as when a write in
+	 * WRITEABLE fails and lws closes it
+	 */
+	c->state = GW_CONN_CLOSING;
+	gw_metrics_close(1006);
+	gw_sendq_clear(&c->sendq);
+	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 typedef enum gw_conn_kind
@@ -303,23 +347,13 @@ queue(gw_conn *c, const void *msg, size_t len, gw_conn_kind kind)
 	switch (st)
 	{
 		case GW_SENDQ_OK:
-			if (was_empty && !lws_partial_buffered(c->wsi))
+			if (was_empty && !lws_partial_buffered(c->wsi) && !held(c))
 			{
-				if (!write_front(c))
-				{
-					/*
-					 * The socket failed: no close frame can go either, as
-					 * when a write in WRITEABLE fails and lws closes it
-					 */
-					c->state = GW_CONN_CLOSING;
-					gw_metrics_close(1006);
-					gw_sendq_clear(&c->sendq);
-					lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-				}
+				write_now(c);
 				return;
 			}
 			if (was_empty)
-				arm_stall(c);
+				arm_stall(c);	/* output begins to wait (held: for the acknowledgement) */
 			lws_callback_on_writable(c->wsi);
 			return;
 		case GW_SENDQ_FULL:
@@ -359,6 +393,46 @@ gw_conn_ping(gw_conn *c)
 	queue(c, "", 0, GW_CONN_PING);
 }
 
+/*
+ * Goes next, whatever waits (after the part of a message lws holds), and
+ * arms no timer: the ping is only a mark in the output's order, and a
+ * client that reads nothing is closed --send-timeout after its output
+ * began to wait all the same.
+ */
+void
+gw_conn_ping_first(gw_conn *c, const char *payload, size_t len)
+{
+	bool		nothing_waits = !output_waits(c);
+
+	if (c->state == GW_CONN_CLOSING)
+		return;
+	switch (gw_sendq_push_ping_first(&c->sendq, LWS_PRE, payload, len))
+	{
+		case GW_SENDQ_OK:
+			/* inside write_front: one lws_write per WRITEABLE (lws's rule) */
+			if (!nothing_waits || c->writing)
+				lws_callback_on_writable(c->wsi);
+			else
+				write_now(c);
+			return;
+		case GW_SENDQ_FULL:
+			/* cannot happen: a ping is over no limit (sendq.h); NOMEM's answer */
+		case GW_SENDQ_NOMEM:
+			gw_log(GW_LOG_ERROR, "client closed: out of memory");
+			gw_conn_close(c, GW_CLOSE_INTERNAL, "out of memory");
+			return;
+	}
+}
+
+void
+gw_conn_progress(gw_conn *c)
+{
+	if (c->state == GW_CONN_CLOSING || !output_waits(c))
+		return;
+	arm_stall(c);
+	lws_callback_on_writable(c->wsi);
+}
+
 size_t
 gw_conn_queued(const gw_conn *c)
 {
@@ -378,6 +452,13 @@ gw_conn_rx_pause(gw_conn *c, bool pause)
 		return;
 	c->rx_paused = pause;
 	lws_rx_flow_control(c->wsi, pause ? 0 : 1);
+	/*
+	 * whether a route holds output may follow its reading of the client
+	 * (the terminal's window, terminal/relay_ack.c): ask again.  No timer
+	 * is armed: being read or not is not the client's progress.
+	 */
+	if (c->state != GW_CONN_CLOSING && output_waits(c))
+		lws_callback_on_writable(c->wsi);
 }
 
 static int
@@ -614,6 +695,10 @@ gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			return 0;
 		case LWS_CALLBACK_SERVER_WRITEABLE:
 			return writeable(c);
+		case LWS_CALLBACK_RECEIVE_PONG:
+			if (c->state != GW_CONN_CLOSING && endpoint_of(c)->pong != NULL)
+				endpoint_of(c)->pong(c, in, len);
+			return 0;
 		case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
 			if (c->state != GW_CONN_CLOSING)
 			{

@@ -41,6 +41,7 @@ typedef struct gw_conn
 	bool		body_in;		/* HTTP: a request body is being read into rx */
 	bool		close_after;	/* HTTP: the connection closes after this answer */
 	bool		rx_paused;		/* gw_conn_rx_pause: lws reads it no more */
+	bool		writing;		/* inside write_front: one lws_write per callback */
 	int64_t		stall_until;	/* queued output not taken by then: 4008; 0: none */
 	int64_t		wake_at;		/* its tick is due then (gw_mono_ms); 0: none */
 	lws_dll2_t	in_wheel;		/* the sweep's slot of wake_at */
@@ -70,6 +71,22 @@ void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
  * traffic already or ends in 4008 (--send-timeout).
  */
 void		gw_conn_ping(gw_conn *c);
+
+/*
+ * A WebSocket ping with payload[0..len) (at most 125 bytes) that goes
+ * before everything queued, whatever waits: a mark in the order of the
+ * output, which the client's pong (its payload echoed) answers once it
+ * read everything written before it (terminal/relay_ack.c).  Arms no
+ * timer.
+ */
+void		gw_conn_ping_first(gw_conn *c, const char *payload, size_t len);
+
+/*
+ * The client proved it reads (the route's acknowledgement came): the
+ * stall timer starts again if output waits, and a held front is asked
+ * again (the endpoint's held).
+ */
+void		gw_conn_progress(gw_conn *c);
 
 /* Payload bytes queued and not yet handed to lws. */
 size_t		gw_conn_queued(const gw_conn *c);

@@ -69,8 +69,20 @@ typedef struct gw_ws_endpoint
 	 * ask again for the next one
 	 */
 	void		(*tick) (struct gw_conn *c, int64_t now);
-	/* a queued message was handed to lws: the queue shrank (gw_conn_queued) */
-	void		(*sent) (struct gw_conn *c);
+	/*
+	 * a queued message of len payload bytes was handed to lws (binary: a
+	 * binary message, not text nor a ping): the queue shrank
+	 * (gw_conn_queued)
+	 */
+	void		(*sent) (struct gw_conn *c, size_t len, bool binary);
+	/*
+	 * true: the front message (never a ping) waits, unwritten, until the
+	 * route calls gw_conn_progress (the client acknowledged what it read);
+	 * NULL: never held
+	 */
+	bool		(*held) (struct gw_conn *c);
+	/* a pong with a payload came (lws 4.1 reports no empty one); NULL: ignored */
+	void		(*pong) (struct gw_conn *c, const char *payload, size_t len);
 	/* the connection is gone: cancel what it waits for (its queue is freed after) */
 	void		(*closed) (struct gw_conn *c);
 } gw_ws_endpoint;

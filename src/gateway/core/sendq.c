@@ -62,6 +62,24 @@ gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len)
 	return st;
 }
 
+gw_sendq_status
+gw_sendq_push_ping_first(gw_sendq *q, size_t headroom, const void *data, size_t len)
+{
+	gw_sendq_msg *prev_tail = q->tail;
+	gw_sendq_status st = gw_sendq_push_ping(q, headroom, data, len);
+	gw_sendq_msg *m;
+
+	if (st != GW_SENDQ_OK || prev_tail == NULL)
+		return st;				/* alone in the queue: first already */
+	/* the new tail moves to the head */
+	m = q->tail;
+	prev_tail->next = NULL;
+	q->tail = prev_tail;
+	m->next = q->head;
+	q->head = m;
+	return st;
+}
+
 void
 gw_sendq_pop(gw_sendq *q)
 {

@@ -52,6 +52,9 @@ gw_sendq_status gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *d
 /* A ping with payload data[0..len), after what is queued; over no limit, not in bytes. */
 gw_sendq_status gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len);
 
+/* The same, before everything queued: it goes next. */
+gw_sendq_status gw_sendq_push_ping_first(gw_sendq *q, size_t headroom, const void *data, size_t len);
+
 /* The oldest message, or NULL. */
 static inline gw_sendq_msg *
 gw_sendq_front(const gw_sendq *q)

@@ -8,8 +8,9 @@
  * The files of the relay: relay_slot.c (the state machine, pure),
  * relay_wire.c (the stream's text, pure), relay_stream.c (the endpoint),
  * relay_identify.c (a side's identify), relay_flow.c (the bytes and
- * their backpressure), relay_db.c (the slots' calls), relay_stats.c
- * (metrics and status).
+ * their backpressure), relay_ack.c (a device's acknowledgement of its
+ * output), relay_db.c (the slots' calls), relay_stats.c (metrics and
+ * status).
  */
 #include <string.h>
 

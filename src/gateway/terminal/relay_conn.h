@@ -34,6 +34,14 @@ typedef struct gw_rconn
 	int64_t		quiet_until;	/* identify by then (--identify-timeout); 0: none */
 	int64_t		ping_at;		/* the next keepalive ping (--stream-ping-interval) */
 	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
+	/* a device's acknowledgement of its output (relay_ack.c), in bytes written */
+	uint64_t	out;			/* binary payload written toward it (handed to lws) */
+	uint64_t	pinged;			/* out at the last mark (ping) */
+	uint64_t	acked;			/* out at the last mark its pong echoed */
+	int64_t		ack_ping_ms;	/* when the last mark went */
+	int64_t		ack_due;		/* the drain's mark waits till then; 0: none */
+	bool		behind_input;	/* paused since a mark of pinged_at_pause or before */
+	uint64_t	pinged_at_pause;	/* pinged when the node last stopped reading it */
 } gw_rconn;
 
 static inline gw_rconn *
@@ -68,5 +76,20 @@ void		gw_rflow_sent(gw_rconn *to);
 
 /* relay_flow.c: read the side again (its pairing ended). */
 void		gw_rflow_resume(gw_rconn *c);
+
+/* relay_ack.c: the device has --send-queue bytes unacknowledged: write it no more. */
+bool		gw_rack_held(gw_rconn *c);
+
+/* relay_ack.c: a binary message of len bytes went toward the side: mark them when due. */
+void		gw_rack_sent(gw_rconn *c, size_t len);
+
+/* relay_ack.c: the side's wake-up: a drain's mark that waited. */
+void		gw_rack_tick(gw_rconn *c, int64_t now);
+
+/* relay_ack.c: the node stops reading the side (relay_flow.c): its pongs wait behind its input. */
+void		gw_rack_paused(gw_rconn *c);
+
+/* relay_ack.c: a pong of the side: an acknowledgement if it echoes a mark. */
+void		gw_rack_pong(gw_rconn *c, const char *payload, size_t len);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_RELAY_CONN_H */

@@ -51,11 +51,17 @@ gw_rflow_pass(gw_rconn *from, const void *data, size_t len)
 	}
 	gw_conn_send_binary(&to->conn, data, len);
 	gw_relay_stats.bytes[from->side.kind] += len;
-	gw_rslots_bytes(from->side.slot, gw_mono_ms());
+	/*
+	 * a keystroke starts the idle clock again; output only once the
+	 * device acknowledged it (relay_ack.c, docs/terminal.md "Idle")
+	 */
+	if (from->side.kind == GW_RSIDE_DEVICE)
+		gw_rslots_bytes(from->side.slot, gw_mono_ms());
 	if (gw_conn_queued(&to->conn) >= pause_mark() && !from->conn.rx_paused)
 	{
 		gw_relay_stats.paused++;
 		gw_conn_rx_pause(&from->conn, true);
+		gw_rack_paused(from);	/* its window opens (relay_ack.c) */
 	}
 }
 

@@ -90,6 +90,7 @@ tick(gw_conn *conn, int64_t now)
 		gw_conn_ping(conn);
 		c->ping_at = now + gw.opt.stream_ping_ms;
 	}
+	gw_rack_tick(c, now);
 	/* woken early, or the next of either */
 	gw_conn_wake_at(conn, c->ping_at);
 	if (c->quiet_until != 0)
@@ -97,9 +98,24 @@ tick(gw_conn *conn, int64_t now)
 }
 
 static void
-sent(gw_conn *conn)
+sent(gw_conn *conn, size_t len, bool binary)
 {
+	/* the marks count the stream's bytes only (docs/protocol.md, "Pings") */
+	if (binary)
+		gw_rack_sent(gw_rconn_of(conn), len);
 	gw_rflow_sent(gw_rconn_of(conn));
+}
+
+static bool
+held(gw_conn *conn)
+{
+	return gw_rack_held(gw_rconn_of(conn));
+}
+
+static void
+pong(gw_conn *conn, const char *payload, size_t len)
+{
+	gw_rack_pong(gw_rconn_of(conn), payload, len);
 }
 
 static void
@@ -126,5 +142,7 @@ const gw_ws_endpoint gw_relay_stream = {
 	.message = message,
 	.tick = tick,
 	.sent = sent,
+	.held = held,
+	.pong = pong,
 	.closed = closed,
 };

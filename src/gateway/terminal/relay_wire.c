@@ -96,3 +96,23 @@ gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out)
 	json_decref(root);
 	return ok;
 }
+
+bool
+gw_rwire_parse_ack(const char *payload, size_t len, uint64_t *out)
+{
+	uint64_t	n = 0;
+	size_t		i;
+
+	if (len == 0 || len > 20 || (payload[0] == '0' && len > 1))
+		return false;
+	for (i = 0; i < len; i++)
+	{
+		unsigned	d = (unsigned char) payload[i] - '0';
+
+		if (d > 9 || n > (UINT64_MAX - d) / 10)
+			return false;
+		n = n * 10 + d;
+	}
+	*out = n;
+	return true;
+}

@@ -52,6 +52,13 @@ bool		gw_rwire_session_path(const char *rest, bothy_uuid *session);
  */
 bool		gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out);
 
+/*
+ * The payload of a device's pong that echoes a mark of relay_ack.c: the
+ * decimal count of bytes, 1 to 20 digits, no sign, no leading zero, at
+ * most UINT64_MAX.  False: not an acknowledgement (ignored).
+ */
+bool		gw_rwire_parse_ack(const char *payload, size_t len, uint64_t *out);
+
 /* What the node sends before the bytes flow. */
 extern const char gw_rwire_waiting[];
 extern const char gw_rwire_paired[];

@@ -141,6 +141,25 @@ test_status_messages(void)
 			strcmp(gw_rwire_paired, "{\"op\":\"paired\"}") == 0, "waiting and paired");
 }
 
+/* A pong's payload echoing a mark of relay_ack.c, strictly. */
+static void
+test_ack(void)
+{
+	static const char *const bad[] = {"", "01", "-1", "+1", " 1", "1 ", "1a", "0x10",
+		"18446744073709551616", "99999999999999999999", "123456789012345678901", "\377" "1"};
+	uint64_t	n = 7;
+	size_t		i;
+	int			refused = 0;
+
+	UNIT_OK(gw_rwire_parse_ack("0", 1, &n) && n == 0, "ack: 0");
+	UNIT_OK(gw_rwire_parse_ack("65536", 5, &n) && n == 65536, "ack: a count");
+	UNIT_OK(gw_rwire_parse_ack("18446744073709551615", 20, &n) && n == UINT64_MAX, "ack: the largest count");
+	UNIT_OK(gw_rwire_parse_ack("12x", 2, &n) && n == 12, "ack: only len bytes are read");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused += unit_case(!gw_rwire_parse_ack(bad[i], strlen(bad[i]), &n), bad[i]);
+	UNIT_OK(refused == (int) (sizeof(bad) / sizeof(bad[0])), "ack: anything else is not an acknowledgement");
+}
+
 int
 main(void)
 {
@@ -150,5 +169,6 @@ main(void)
 	test_host();
 	test_refused();
 	test_status_messages();
+	test_ack();
 	return unit_done();
 }

@@ -228,6 +228,28 @@ test_ping(void)
 	UNIT_OK(q.bytes == 0 && q.head == NULL, "ping: cleared");
 }
 
+/* A first ping goes before everything queued, the rest in order behind it. */
+static void
+test_ping_first(void)
+{
+	gw_sendq	q = {0};
+
+	UNIT_OK(gw_sendq_push_ping_first(&q, HEADROOM, "1", 1) == GW_SENDQ_OK &&
+			q.head == q.tail && q.head->ping && q.bytes == 0, "ping first: alone in an empty queue");
+	gw_sendq_pop(&q);
+	UNIT_OK(push(&q, "a", 8) == GW_SENDQ_OK && push(&q, "b", 8) == GW_SENDQ_OK &&
+			gw_sendq_push_ping_first(&q, HEADROOM, "22", 2) == GW_SENDQ_OK && q.bytes == 2,
+			"ping first: queued before two messages, its bytes not counted");
+	UNIT_OK(q.head->ping && q.head->len == 2 && memcmp(q.head->data + HEADROOM, "22", 2) == 0 &&
+			!q.head->next->ping && q.head->next->data[HEADROOM] == 'a' &&
+			q.tail == q.head->next->next && q.tail->data[HEADROOM] == 'b' && q.tail->next == NULL,
+			"ping first: at the head, the messages in order behind it");
+	UNIT_OK(push(&q, "c", 8) == GW_SENDQ_OK && q.tail->data[HEADROOM] == 'c' && count(&q) == 4,
+			"ping first: the tail still takes the next message");
+	gw_sendq_clear(&q);
+	UNIT_OK(q.bytes == 0 && q.head == NULL, "ping first: cleared");
+}
+
 static void
 test_no_allocation_when_empty(void)
 {
@@ -269,6 +291,7 @@ main(void)
 	test_limit();
 	test_accounting();
 	test_ping();
+	test_ping_first();
 	test_no_allocation_when_empty();
 	return unit_done();
 }
