@@ -7,14 +7,15 @@
  *		notification commits, which wakes it), ends the terminal sessions
  *		nobody else will end and prunes the terminal log.
  *
- * Each decision is made here once for the whole cluster, so no gateway
- * needs a timer that races another node's (DESIGN.md, "Where each decision
- * lives").  The work itself is SQL (src/sql/45_maintenance.sql): an operator
- * can read it, and the same functions count what they did.  Each task runs
- * in a transaction of its own: a failing task is logged and counted and the
- * next one still runs.  The worker idles until the extension is installed at
- * the version this library was built for, so it survives DROP EXTENSION,
- * CREATE EXTENSION and a pending ALTER EXTENSION UPDATE.
+ * Each decision is made here once for the whole cluster, so no gateway needs
+ * a timer that races another node's (docs/terminal.md, "The maintenance
+ * worker"; docs/configuration.md, "The rules across two settings").  The work
+ * itself is SQL (src/sql/45_maintenance.sql): an operator can read it, and
+ * the same functions count what they did.  Each task runs in a transaction of
+ * its own: a failing task is logged and counted and the next one still
+ * runs.  The worker idles until the extension is installed at the version
+ * this library was built for, so it survives DROP EXTENSION, CREATE
+ * EXTENSION and a pending ALTER EXTENSION UPDATE.
  */
 #include "postgres.h"
 

@@ -1,6 +1,6 @@
 /*
  * host/control.c
- *		The control connection to /terminal/host (TERMINAL.md; docs/host.md,
+ *		The control connection to /terminal/host (docs/host.md,
  *		"The control connection"): the challenge answered with hello (run)
  *		or pair (pair), ready, report after every ready, a heartbeat every
  *		heartbeat_ms, session.open and session.close handed to the

@@ -1,8 +1,9 @@
 /*
  * host/msg.h
  *		The JSON ops of the control connection and of a data connection's
- *		start (TERMINAL.md; docs/host.md, "The wire"): strict parsing of
- *		what the server sends, and the host's own messages.
+ *		start (docs/host.md, "The control connection" and "Data
+ *		connections"): strict parsing of what the server sends, and the
+ *		host's own messages.
  *
  * Parsing is strict as the gateway's is: one JSON object within
  * HOST_MSG_MAX bytes, no duplicate member, "op" one of the server's ops,

@@ -1,7 +1,9 @@
 /*
  * host/proof.h
- *		What the host signs (TERMINAL.md): Ed25519 over ASCII lines joined
- *		by "\n" without a trailing newline, sent as unpadded base64url.
+ *		What the host signs (docs/protocol.md, "The terminal: control
+ *		connection", its signed contexts; docs/host.md, "Pairing"): Ed25519
+ *		over ASCII lines joined by "\n" without a trailing newline, sent as
+ *		unpadded base64url.
  *
  *		hello      "bothy-host-hello-v1\n<host>\n<nonce>"
  *		pair       "bothy-host-pair-v1\n<host>\n<nonce>"

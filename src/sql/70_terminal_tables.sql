@@ -1,4 +1,4 @@
--- The terminal relay's state (TERMINAL.md, docs/terminal.md): hosts, their
+-- The terminal relay's state (docs/terminal.md, "The model"): hosts, their
 -- sessions with the current grant, and the terminal log.  As everywhere, no
 -- role has a privilege on these tables; the functions of the 7x parts are
 -- the only way in.

@@ -1,4 +1,4 @@
--- Terminal hosts (TERMINAL.md, "State in the database"): the application
+-- Terminal hosts (docs/terminal.md, "Hosts"): the application
 -- registers, confirms, disables and re-pairs (bothy_app); the gateways pair
 -- a host service with its code and key, look hosts up, and hand down the
 -- duplicate verdict (bothy_gateway).  Every transition locks the host's row

@@ -117,7 +117,7 @@ def b64d(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-# What a node's log must never carry (D-M2-47-11, DESIGN.md "Security"): a
+# What a node's log must never carry (D-M2-47-11; docs/gateway.md, "Logs"): a
 # person, device, session, host or node ID (any UUID), an address, or a
 # token or signature (a long base64url run).
 # IPv6 in either form: compressed ("::1", "fe80::1", "::ffff:10.0.0.1") or

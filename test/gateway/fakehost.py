@@ -1,7 +1,7 @@
 """A fake host service for the terminal tests: it speaks the control
-protocol of TERMINAL.md and docs/protocol.md ("The terminal's control
-connection") with a real Ed25519 key (python3-cryptography), over a real
-WebSocket (python3-websockets), and the host side of a data connection.
+protocol of docs/protocol.md ("The terminal: control connection") with a
+real Ed25519 key (python3-cryptography), over a real WebSocket
+(python3-websockets), and the host side of a data connection.
 
 What a test can make it do: pair or say hello, report, heartbeat every
 heartbeat_ms or stop, answer probes or ignore them, run twice with one

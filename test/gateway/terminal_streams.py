@@ -3,7 +3,7 @@ database half driven as the application and the gateways would (hosts
 registered, paired and confirmed, sessions opened and attached, through
 the bothy.terminal_* functions of docs/terminal.md), device tokens minted
 exactly as docs/tokens.md says, the host's data identify signed with the
-host's own Ed25519 key as TERMINAL.md says, and both stream sides as real
+host's own Ed25519 key as docs/protocol.md says, and both stream sides as real
 WebSocket clients.
 
 Each test module runs on a PostgreSQL instance of its own (fixture `tpg`)
@@ -54,11 +54,11 @@ class HostKey:
 
     @property
     def fingerprint(self):
-        """TERMINAL.md: SHA256: and the standard base64, unpadded, of SHA-256 of the raw key."""
+        """docs/terminal.md, "Hosts": SHA256: and the standard base64, unpadded, of SHA-256 of the raw key."""
         return "SHA256:" + base64.b64encode(hashlib.sha256(self.public).digest()).decode().rstrip("=")
 
     def data_sig(self, session, grant):
-        """The data connection's identify signature (TERMINAL.md)."""
+        """The data connection's identify signature (docs/protocol.md, "Identify")."""
         return b64e(ed25519_sign(self.seed, ("bothy-host-data-v1\n%s\n%s" % (session, grant)).encode()))
 
 

@@ -1,6 +1,7 @@
-"""Agent presence across two real gateways (D-M7-17-10 as DESIGN.md changes
-it: the maintenance worker decides offline once for the cluster from the
-newest stored heartbeat of every node).  An agent consumer's identify is a
+"""Agent presence across two real gateways (D-M7-17-10;
+docs/configuration.md, "bothy.agent_presence_timeout": the maintenance
+worker decides offline once for the cluster from the newest stored
+heartbeat of every node).  An agent consumer's identify is a
 takeover, announced to the persons on both nodes; a heartbeat with a state
 changes it everywhere; a person may not send one (4002); an agent that moved
 to the other node stays online there past the first node's silence, and

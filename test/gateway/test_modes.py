@@ -1,4 +1,4 @@
-"""Modes (D-M7-17-7 as DESIGN.md words it), single mode on an instance of
+"""Modes (D-M7-17-7; docs/configuration.md, "bothy.cluster_mode"), single mode on an instance of
 its own with one gateway: the events that start in the gateway (typing,
 agent presence) are delivered locally and stage no signal at all, so a
 LISTEN ephemeral connection hears none of gateway.typing, .agent_presence,

@@ -101,3 +101,59 @@ def test_the_check_catches_each_kind_of_violation(tree):
     found = violations(planted, common)
     assert [f.split(":")[0] for f in found] == [
         "clients/x.c", "clients/x.c", "core/x.c", "core/x.c", "keys/x.c", "terminal/relay.h"], found
+
+
+# Files that are not in the repository, which a comment must not send a
+# reader to (issue 26): comments cite docs/ and the rulings by their IDs
+# (D-M7-17-n, D-M2-47-n).  The names are built from parts, so this file
+# does not trip its own check.
+OUTSIDE = tuple(name + ".md" for name in ("TERMINAL", "DESIGN", "STYLE"))
+# What is scanned: every part of src/ that test/run-all copies beside
+# BOTHY_SRC_DIR, and the tests themselves.
+SOURCE_DIRS = ("gateway", "common", "host", "extension", "sql")
+
+
+def outside_citations(files):
+    """file:line: name for every line of files ({path: text}) that cites one."""
+    found = []
+    for path, text in sorted(files.items()):
+        for number, line in enumerate(text.split("\n"), 1):
+            found.extend("%s:%d: %s" % (path, number, name) for name in OUTSIDE if name in line)
+    return found
+
+
+def text_files(top, label):
+    """{label/relative path: text} for every text file under top (binaries,
+    such as the unit tests a build left in test/unit, and caches are skipped)."""
+    files = {}
+    for where, dirs, names in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", "node_modules")]
+        for name in names:
+            path = os.path.join(where, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            if b"\0" in data:
+                continue
+            files[os.path.join(label, os.path.relpath(path, top))] = data.decode("utf-8", "replace")
+    return files
+
+
+def test_no_comment_cites_a_file_outside_the_repository(tree):
+    src = os.path.dirname(os.path.abspath(os.environ["BOTHY_SRC_DIR"]))
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = {}
+    for part in SOURCE_DIRS:
+        found = text_files(os.path.join(src, part), os.path.join("src", part))
+        assert found, "src/%s has no files: the test reads the wrong tree" % part
+        files.update(found)
+    files.update(text_files(tests, "test"))
+    assert "test/gateway/test_rooms.py" in files
+    assert sum(p.startswith("src/extension/") for p in files) > 10
+    assert outside_citations(files) == []
+    # the check itself, on planted lines in a C comment, SQL and a docstring
+    planted = {"src/host/x.c": "/* the wire (%s) */\n" % OUTSIDE[0],
+               "src/sql/x.sql": "--\n-- modes (%s, \"Modes\")\n" % OUTSIDE[1],
+               "test/x.py": '"""x\n\n%s says"""\n' % OUTSIDE[2]}
+    assert outside_citations(planted) == [
+        "src/host/x.c:1: " + OUTSIDE[0], "src/sql/x.sql:2: " + OUTSIDE[1],
+        "test/x.py:3: " + OUTSIDE[2]]

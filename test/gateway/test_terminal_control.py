@@ -1,5 +1,5 @@
 """The control connection of a host service at /terminal/host on one node
-(TERMINAL.md, "Control connection"; docs/protocol.md): the challenge,
+(docs/protocol.md, "The terminal: control connection"): the challenge,
 pair while pairing and hello with the key the database holds, ready with
 the conn ID and the host's state, the confirmation reaching a confirming
 connection without a reconnect, heartbeats and their deadline, report and

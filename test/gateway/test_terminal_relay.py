@@ -1,5 +1,5 @@
 """The terminal relay on one node, through real WebSocket clients on a real
-gateway (TERMINAL.md, "Streams"): both sides identify (the device with its
+gateway (docs/protocol.md, "Terminal streams"): both sides identify (the device with its
 single-use token, the host with its key's signature over session and
 grant), the first is told waiting, both paired, and binary frames go both
 ways untouched; every refusal and its code; a path without a session ID

@@ -1,4 +1,4 @@
-"""The relay's backpressure on a real node (TERMINAL.md; docs/terminal.md,
+"""The relay's backpressure on a real node (docs/terminal.md,
 "Backpressure"): a host producing tens of megabytes as fast as it can
 through one session does not starve a second session on the same node
 (its keystroke round trip stays near what it was before) and does not grow

@@ -4,7 +4,7 @@ control plane (D-M2-47-15, 22, 25): session.started read from the log
 pairing that ended before it is detached when it commits), a
 session detached elsewhere while it is relayed here made active again
 (RelayActivate), a closed session closing both sides with 1000; and the
-whole path of TERMINAL.md with three nodes behind the edge (the REST call
+whole path of docs/terminal.md with three nodes behind the edge (the REST call
 on one node, the host's control connection on another, both streams on
 the hash node) where the control connection's node is killed with SIGKILL
 while the pairing lives on: the end of the control connection detaches
@@ -149,8 +149,8 @@ def test_a_closed_session_closes_both_sides_with_1000(tnodes, terminal):
 # --- the whole path, with a host service's control connection ------------------
 
 class ControlHost:
-    """A host service's control connection (TERMINAL.md, "Control
-    connection"): hello signed with its key, report, heartbeats, and the
+    """A host service's control connection (docs/protocol.md, "The
+    terminal: control connection"): hello signed with its key, report, heartbeats, and the
     session.open it receives."""
 
     def __init__(self, key, host):

@@ -1,5 +1,5 @@
-"""The terminal's REST calls on one node (TERMINAL.md, "REST";
-docs/protocol.md, "The terminal's REST calls"): the 201 of an open and an
+"""The terminal's REST calls on one node (docs/protocol.md, "The terminal:
+REST calls"; docs/terminal.md, "The REST calls"): the 201 of an open and an
 attach with a terminal session token that verifies, 409 host_unavailable
 when the host is not connected, 403 for another person's host, the
 recheck after the commit that returns no token when it fails

@@ -1,6 +1,6 @@
 """A small stand-in for the gateway's terminal route, for the host service's
 process tests: the control connection at /terminal/host and the data
-connections at /terminal/stream/<session> as TERMINAL.md fixes them, with
+connections at /terminal/stream/<session> as docs/protocol.md fixes them, with
 every signature the host sends checked with an Ed25519 verifier of its own
 (python3-cryptography), never with the host's code.
 
@@ -172,7 +172,7 @@ class Stream(Conn):
 
 class Client(Conn):
     """A device's stream to a real relay: identify with a terminal session
-    token, then paired (or waiting first), as TERMINAL.md fixes it."""
+    token, then paired (or waiting first), as docs/protocol.md fixes it."""
 
     _loop = None
 

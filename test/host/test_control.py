@@ -1,5 +1,5 @@
-"""The control connection of bothy-host run (TERMINAL.md; docs/host.md, "The
-control connection"): hello signed over the challenge, report after every
+"""The control connection of bothy-host run (docs/host.md, "The control
+connection"): hello signed over the challenge, report after every
 ready, heartbeats every heartbeat_ms, probes answered, strict parsing (an
 unknown op or a malformed message closes with 4002 and the host comes
 back), the close codes that stop it with their exit statuses, the

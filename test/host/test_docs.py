@@ -165,7 +165,7 @@ def test_close_codes_exit_statuses_and_frames_are_documented(src):
     for name, letter in frames:
         assert any(r[0] == name.lower() and "`%s`" % letter in r[3] for r in rows
                    if len(r) >= 4), "frame %s (%s) has no row" % (name, letter)
-    # the signed contexts, as TERMINAL.md fixes them
+    # the signed contexts, as docs/protocol.md fixes them
     for line in ("bothy-host-hello-v1", "bothy-host-pair-v1", "bothy-host-probe-v1",
                  "bothy-host-data-v1"):
         assert line in text and '"%s"' % line in src["proof.c"]

@@ -18,7 +18,7 @@ from fakeserver import b64url, uuid7, verify
 
 
 def fingerprint(public_key):
-    """TERMINAL.md: SHA256: and the unpadded standard base64 of SHA-256 of the raw key."""
+    """docs/host.md, "Pairing": SHA256: and the unpadded standard base64 of SHA-256 of the raw key."""
     return "SHA256:" + base64.b64encode(hashlib.sha256(public_key).digest()).decode().rstrip("=")
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import Instance, new_id, poll_until
 
-# RFC 8032 test 1's public key and its fingerprint (TERMINAL.md)
+# RFC 8032 test 1's public key and its fingerprint (docs/terminal.md, "Hosts")
 KEY = bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
 FINGERPRINT = "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk"
 

@@ -1,7 +1,8 @@
 /*
  * clients/agents.h
- *		Agent presence (D-M7-17-10, with DESIGN.md's change: offline is
- *		decided once for the cluster by the database's maintenance worker).
+ *		Agent presence (D-M7-17-10; docs/configuration.md,
+ *		"bothy.agent_presence_timeout": offline is decided once for the
+ *		cluster by the database's maintenance worker).
  *
  * An agent is present here while its consumer connection is ready and
  * talks: every message counts as a heartbeat.  The newest heartbeat is

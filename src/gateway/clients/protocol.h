@@ -1,6 +1,6 @@
 /*
  * clients/protocol.h
- *		Client protocol v1 (DESIGN.md, docs/protocol.md): the strict parser
+ *		Client protocol v1 (docs/protocol.md): the strict parser
  *		of what a client sends and the encoders of what the node sends.
  *
  * Pure code over jansson, unit-tested in test/unit/gateway/test_protocol.c.

@@ -83,7 +83,7 @@ typedef struct gw_cluster
 	int64_t		listen_reconnect_backoff_cap;
 	int64_t		signing_key_cache_ttl;
 	int64_t		consumer_lease;
-	/* the terminal's (TERMINAL.md, docs/configuration.md) */
+	/* the terminal's (docs/configuration.md) */
 	int64_t		terminal_open_timeout;
 	int64_t		terminal_host_heartbeat_interval;
 	int64_t		terminal_host_heartbeat_miss_limit;	/* a count */

@@ -1,10 +1,10 @@
 /*
  * core/publish.h
  *		Signals this node originates (typing, agent presence): staged with
- *		bothy.publish in a call of their own, in multi mode only (DESIGN.md,
- *		"Modes and roles": in single mode a gateway event is delivered
- *		locally only and stages nothing).  Device bindings and consumer
- *		takeovers are staged by their own SQL functions, not here.
+ *		bothy.publish in a call of their own, in multi mode only (D-M7-17-7;
+ *		docs/gateway.md, "Cross-node delivery": in single mode a gateway
+ *		event is delivered locally only and stages nothing).  Device bindings
+ *		and consumer takeovers are staged by their own SQL functions, not here.
  *
  * The event was delivered locally first (D-M7-17-5); the signal goes out
  * after the call commits, through the fan-out worker, and every other node

@@ -1,8 +1,9 @@
 /*
  * terminal/control.h
  *		The control connections of host services at /terminal/host
- *		(TERMINAL.md, "Control connection"; docs/terminal.md, "The
- *		gateway's control plane"): one struct per connection, its states,
+ *		(docs/protocol.md, "The terminal: control connection";
+ *		docs/terminal.md, "A control connection" under "The gateway's
+ *		control plane"): one struct per connection, its states,
  *		its close codes, and what the other parts of the control plane
  *		(hosts.c, presence.c, probe.c, opens.c, hostcheck.c, the REST
  *		calls) ask of a connection.

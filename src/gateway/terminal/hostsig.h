@@ -1,8 +1,9 @@
 /*
  * terminal/hostsig.h
- *		The host service's Ed25519 signatures (TERMINAL.md): each over
- *		ASCII lines joined by "\n", without a trailing newline, a fixed
- *		context first.
+ *		The host service's Ed25519 signatures (docs/protocol.md, "The
+ *		terminal: control connection", its table of signed contexts;
+ *		docs/host.md, "The control connection"): each over ASCII lines
+ *		joined by "\n", without a trailing newline, a fixed context first.
  *
  *		hello      bothy-host-hello-v1, host, nonce
  *		pair       bothy-host-pair-v1, host, nonce   (proves the key presented)

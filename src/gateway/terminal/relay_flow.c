@@ -1,8 +1,7 @@
 /*
  * terminal/relay_flow.c
  *		The terminal's bytes between the two sides of a pairing, with
- *		backpressure end to end (TERMINAL.md; STYLE.md, "The terminal
- *		relay").
+ *		backpressure end to end (docs/terminal.md, "Backpressure").
  *
  * ttyd reads its PTY again only once WRITEABLE sent what it read; the
  * relay's version: a binary message goes, untouched, onto the

@@ -1,10 +1,11 @@
 /*
  * terminal/relay_identify.c
- *		A stream side's identify (TERMINAL.md, "Streams"): the device with
- *		its single-use terminal session token, the host's data connection
- *		with a signature of its key over (session, grant).  Both build the
- *		expectation of the session's current grant from the row in the same
- *		call (RelayExpectation, D-M2-47-21) and join its slot.
+ *		A stream side's identify (docs/protocol.md, "Terminal streams",
+ *		"Identify"): the device with its single-use terminal session token,
+ *		the host's data connection with a signature of its key over (session,
+ *		grant).  Both build the expectation of the session's current grant
+ *		from the row in the same call (RelayExpectation, D-M2-47-21) and join
+ *		its slot.
  *
  * Order of checks: the message's form (4002), then what needs no
  * database: the token's signature, kind and expiry, and that the token or

@@ -25,7 +25,10 @@
 #include "terminal/model.h"
 #include "uuid.h"
 
-/* The stream close codes of TERMINAL.md (the transport's are in core/conn.h). */
+/*
+ * The stream close codes (docs/protocol.md, "Close codes of a stream"; the
+ * transport's are in core/conn.h).
+ */
 #define GW_RELAY_ENDED 1000		/* the session ended */
 #define GW_RELAY_REFUSED 4001	/* identify refused */
 #define GW_RELAY_LONE 4102		/* no counterpart within bothy.terminal_open_timeout */

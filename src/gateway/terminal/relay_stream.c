@@ -1,12 +1,13 @@
 /*
  * terminal/relay_stream.c
  *		The stream endpoint /terminal/stream/<session>: both sides of every
- *		session (TERMINAL.md, "Streams").  A path whose rest is not exactly
- *		a session ID is answered 404 before the upgrade; then identify
- *		within --identify-timeout, and once the side joined its slot only
- *		binary messages, which go to its counterpart (relay_flow.c).  A side
- *		that names the subprotocol bothy-terminal-stream is read 4 KiB at a
- *		time instead of 512 bytes (core/server.c): the same stream, faster.
+ *		session (docs/protocol.md, "Terminal streams", "The path").  A path
+ *		whose rest is not exactly a session ID is answered 404 before the
+ *		upgrade; then identify within --identify-timeout, and once the side
+ *		joined its slot only binary messages, which go to its counterpart
+ *		(relay_flow.c).  A side that names the subprotocol
+ *		bothy-terminal-stream is read 4 KiB at a time instead of 512 bytes
+ *		(core/server.c): the same stream, faster.
  */
 #include "core/node.h"
 #include "terminal/relay.h"

@@ -1,9 +1,9 @@
 /*
  * terminal/relay_wire.h
- *		The stream's text messages (TERMINAL.md, "Streams";
- *		docs/protocol.md, "Terminal streams"): the session ID of a stream
- *		path, the two identify ops, parsed strictly, the line a host signs
- *		for its data connection, and what the node sends.
+ *		The stream's text messages (docs/protocol.md, "Terminal streams"):
+ *		the session ID of a stream path, the two identify ops, parsed
+ *		strictly, the line a host signs for its data connection, and what the
+ *		node sends.
  *
  * Pure (jansson and the base64url codec), unit-tested in
  * test/unit/gateway/test_relay_wire.c.

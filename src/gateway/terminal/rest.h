@@ -1,8 +1,8 @@
 /*
  * terminal/rest.h
- *		The terminal's REST calls (TERMINAL.md, "REST"; docs/protocol.md,
- *		"The terminal's REST calls"), each with a person-device token in
- *		Authorization: Bearer:
+ *		The terminal's REST calls (docs/protocol.md, "The terminal: REST
+ *		calls"; docs/terminal.md, "The REST calls"), each with a
+ *		person-device token in Authorization: Bearer:
  *
  *		POST   /v1/terminal/sessions              {"host":UUID}: open
  *		POST   /v1/terminal/sessions/<id>/attach  a fresh grant for a detached session

@@ -91,7 +91,8 @@ gw_terminal_reconcile(void)
 }
 
 /*
- * The terminal's close codes counted by name (TERMINAL.md): refused,
+ * The terminal's close codes counted by name (docs/protocol.md, "Close
+ * codes of the control connection" and "Close codes of a stream"): refused,
  * malformed, no answer in time, a lone side, the host's state, the
  * duplicate verdict.
  */

@@ -2,8 +2,9 @@
  * terminal/route.h
  *		The terminal route: the control connections of host services, both
  *		stream sides of every session, the terminal's REST calls and its part
- *		of the shared listener (TERMINAL.md, docs/terminal.md).  main.c
- *		registers gw_terminal_route with the core beside the gateway route.
+ *		of the shared listener (docs/terminal.md, "The gateway's control
+ *		plane" and "The relay").  main.c registers gw_terminal_route with the
+ *		core beside the gateway route.
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_ROUTE_H
 #define BOTHY_GATEWAY_TERMINAL_ROUTE_H

@@ -1,9 +1,8 @@
 /*
  * terminal/wire.h
- *		The control connection's messages (TERMINAL.md, "Control
- *		connection"; docs/protocol.md, "The terminal's control
- *		connection"): the strict parser of what a host service sends and
- *		the encoders of what the node sends.
+ *		The control connection's messages (docs/protocol.md, "The terminal:
+ *		control connection"): the strict parser of what a host service sends
+ *		and the encoders of what the node sends.
  *
  * Pure code over jansson and libsodium's base64, unit-tested in
  * test/unit/gateway/test_twire.c.  Strict like the client protocol: one

@@ -1,7 +1,7 @@
 /*
  * test_proof.c
- *		Unit tests of src/host/proof.c and the fingerprint: TERMINAL.md's
- *		fingerprint vector, each signed context byte for byte, and
+ *		Unit tests of src/host/proof.c and the fingerprint: docs/host.md's
+ *		fingerprint vector ("Pairing"), each signed context byte for byte, and
  *		signatures equal to another implementation's (the vectors below
  *		were made with python3-cryptography from RFC 8032's test 1 key;
  *		Ed25519 is deterministic), the nonce's bounds.
@@ -72,7 +72,7 @@ main(void)
 	from_hex(rfc8032_pk, pk, sizeof(pk));
 	host_key_fingerprint(pk, fp);
 	UNIT_OK(strcmp(fp, "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk") == 0,
-			"TERMINAL.md's fingerprint vector (RFC 8032 test 1's public key)");
+			"docs/host.md's fingerprint vector (RFC 8032 test 1's public key)");
 	UNIT_OK(strlen(fp) == HOST_FINGERPRINT_LEN && strchr(fp, '=') == NULL,
 			"the fingerprint is standard base64 without padding");
 
