@@ -707,7 +707,8 @@ def anchors(text):
     return out
 
 
-@pytest.mark.parametrize("page", ["protocol.md", "tokens.md", "gateway.md", "operations.md"])
+@pytest.mark.parametrize("page", ["protocol.md", "tokens.md", "gateway.md", "operations.md",
+                                  "performance.md"])
 def test_every_link_of_the_gateway_pages_resolves(page):
     broken = []
     for target, anchor in re.findall(r"\]\(([a-z0-9_.-]*)(?:#([^)]+))?\)", doc(page)):
@@ -717,3 +718,26 @@ def test_every_link_of_the_gateway_pages_resolves(page):
         elif anchor and anchor not in anchors(doc(name)):
             broken.append("%s#%s" % (name, anchor))
     assert broken == []
+
+
+# --- performance.md: a reference, not a history (issue 26) -----------------------
+
+PERFORMANCE_PARTS = ("**What.**", "**Command.**", "**Latest", "**Goal", "**Notes.**")
+
+
+def test_performance_md_is_a_reference():
+    """At most 400 lines; every bench's section has its five parts, in order,
+    and a Latest that names its date; the history is left to git."""
+    text = doc("performance.md")
+    assert len(text.splitlines()) <= 400
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    benches = [s for s in sections if not s.startswith("Adding a bench")]
+    assert len(benches) >= 13, [s.splitlines()[0] for s in sections]
+    for section in benches:
+        title = section.splitlines()[0]
+        places = [section.find(part) for part in PERFORMANCE_PARTS]
+        assert -1 not in places and places == sorted(places), title
+        latest = section[places[2]:places[3]]
+        assert re.search(r"\b20\d\d-\d\d-\d\d\b", latest) or "docs/scaling.md" in latest, title
+        assert "bench/" in section[places[1]:places[2]], title
+    assert "58bb870:docs/performance.md" in text
