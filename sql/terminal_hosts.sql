@@ -9,7 +9,7 @@ CREATE EXTENSION bothy;
 \set owner b0000000-0000-4000-8000-000000000001
 \set other b0000000-0000-4000-8000-000000000002
 \set nohost 01890a5d-ac96-7000-8000-00000000dead
--- RFC 8032 test 1's public key, and its fingerprint (TERMINAL.md)
+-- RFC 8032 test 1's public key, and its fingerprint (docs/terminal.md, "Hosts")
 \set key d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a
 \set key2 3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c
 CREATE TEMP VIEW staged AS

@@ -109,8 +109,10 @@ def test_the_check_catches_each_kind_of_violation(tree):
 # does not trip its own check.
 OUTSIDE = tuple(name + ".md" for name in ("TERMINAL", "DESIGN", "STYLE"))
 # What is scanned: every part of src/ that test/run-all copies beside
-# BOTHY_SRC_DIR, and the tests themselves.
+# BOTHY_SRC_DIR, and the tests themselves (test/, and the pg_regress pairs
+# sql/ and expected/ beside it).
 SOURCE_DIRS = ("gateway", "common", "host", "extension", "sql")
+TEST_DIRS = ("test", "sql", "expected")
 
 
 def outside_citations(files):
@@ -140,14 +142,15 @@ def text_files(top, label):
 
 def test_no_comment_cites_a_file_outside_the_repository(tree):
     src = os.path.dirname(os.path.abspath(os.environ["BOTHY_SRC_DIR"]))
-    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = {}
     for part in SOURCE_DIRS:
         found = text_files(os.path.join(src, part), os.path.join("src", part))
         assert found, "src/%s has no files: the test reads the wrong tree" % part
         files.update(found)
-    files.update(text_files(tests, "test"))
-    assert "test/gateway/test_rooms.py" in files
+    for part in TEST_DIRS:
+        files.update(text_files(os.path.join(root, part), part))
+    assert "test/gateway/test_rooms.py" in files and "expected/terminal_hosts.out" in files
     assert sum(p.startswith("src/extension/") for p in files) > 10
     assert outside_citations(files) == []
     # the check itself, on planted lines in a C comment, SQL and a docstring
