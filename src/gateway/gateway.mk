@@ -45,8 +45,9 @@ $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_
 	    $(COMMON_SRCS) $(GATEWAY_LIBS)
 
 test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
-        src/gateway/core/config.h src/gateway/core/log.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c
+        src/gateway/core/config.h src/gateway/core/log.h src/common/intparse.c \
+        src/common/intparse.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c src/common/intparse.c
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
         src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h

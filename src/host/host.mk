@@ -6,17 +6,17 @@
 #   make host    src/host/bothy-host and $(HOST_UNIT_TESTS)
 #
 # Its includes name their room ("host/ring.h"), found through -iquote src.
-# It shares three pure pieces of the gateway instead of copying them: the
+# It shares two pieces of the gateway instead of copying them: the
 # strict base64url of the key files and tokens (keys/base64url.c), the
-# one-record-a-line logger (core/log.c) and the strict integer of the
-# options (core/config.c), and src/common's UUIDs.
+# one-record-a-line logger (core/log.c), and src/common's strict integer
+# of the options (intparse.c) and UUIDs.
 
 HOST_CC      ?= cc
 HOST_SRCS     = $(wildcard src/host/*.c)
 HOST_HDRS     = $(wildcard src/host/*.h)
-HOST_SHARED   = src/gateway/keys/base64url.c src/gateway/core/log.c src/gateway/core/config.c \
+HOST_SHARED   = src/gateway/keys/base64url.c src/gateway/core/log.c src/common/intparse.c \
                 src/common/uuid.c
-HOST_SHARED_HDRS = src/gateway/keys/base64url.h src/gateway/core/log.h src/gateway/core/config.h \
+HOST_SHARED_HDRS = src/gateway/keys/base64url.h src/gateway/core/log.h src/common/intparse.h \
                 src/common/uuid.h
 HOST_BIN      = src/host/bothy-host
 HOST_INCLUDES = -iquote src/common -iquote src -iquote src/gateway
