@@ -14,7 +14,11 @@
 EXTENSION   = bothy
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" bothy.control)
 
-COMMON_SRCS = $(wildcard src/common/*.c)
+# src/common's daemon-only files need a library the server does not load
+# (base64url.c: libsodium), so they stay out of bothy.so, the unit tests of
+# src/common and the fuzzer; gateway.mk and host.mk link them.
+COMMON_DAEMON_SRCS = src/common/base64url.c
+COMMON_SRCS = $(filter-out $(COMMON_DAEMON_SRCS),$(wildcard src/common/*.c))
 EXT_SRCS    = $(wildcard src/extension/*.c)
 MODULE_big  = bothy
 OBJS        = $(EXT_SRCS:.c=.o) $(COMMON_SRCS:.c=.o)

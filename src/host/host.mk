@@ -6,17 +6,17 @@
 #   make host    src/host/bothy-host and $(HOST_UNIT_TESTS)
 #
 # Its includes name their room ("host/ring.h"), found through -iquote src.
-# It shares two pieces of the gateway instead of copying them: the
-# strict base64url of the key files and tokens (keys/base64url.c), the
-# one-record-a-line logger (core/log.c), and src/common's strict integer
-# of the options (intparse.c) and UUIDs.
+# It shares one piece of the gateway instead of copying it, the
+# one-record-a-line logger (core/log.c), and src/common's strict base64url
+# of the key file and signatures (base64url.c), strict integer of the
+# options (intparse.c) and UUIDs.
 
 HOST_CC      ?= cc
 HOST_SRCS     = $(wildcard src/host/*.c)
 HOST_HDRS     = $(wildcard src/host/*.h)
-HOST_SHARED   = src/gateway/keys/base64url.c src/gateway/core/log.c src/common/intparse.c \
+HOST_SHARED   = src/common/base64url.c src/gateway/core/log.c src/common/intparse.c \
                 src/common/uuid.c
-HOST_SHARED_HDRS = src/gateway/keys/base64url.h src/gateway/core/log.h src/common/intparse.h \
+HOST_SHARED_HDRS = src/common/base64url.h src/gateway/core/log.h src/common/intparse.h \
                 src/common/uuid.h
 HOST_BIN      = src/host/bothy-host
 HOST_INCLUDES = -iquote src/common -iquote src -iquote src/gateway
@@ -52,19 +52,19 @@ test/unit/host/test_backoff: test/unit/host/test_backoff.c src/host/backoff.c \
 test/unit/host/test_proof: test/unit/host/test_proof.c src/host/proof.c src/host/proof.h \
         src/host/hostkey.c src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/proof.c src/host/hostkey.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -lsodium
+	    src/common/base64url.c src/common/uuid.c -lsodium
 
 # The key file against a temporary directory: modes, links, exact contents.
 test/unit/host/test_hostkey: test/unit/host/test_hostkey.c src/host/hostkey.c \
         src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/hostkey.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -lsodium
+	    src/common/base64url.c src/common/uuid.c -lsodium
 
 # The server's ops parsed strictly, and the host's built.
 test/unit/host/test_msg: test/unit/host/test_msg.c src/host/msg.c src/host/msg.h \
         src/host/proof.c src/host/proof.h src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/msg.c src/host/proof.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -ljansson -lsodium
+	    src/common/base64url.c src/common/uuid.c -ljansson -lsodium
 
 host: $(HOST_BIN) $(HOST_UNIT_TESTS)
 
