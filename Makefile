@@ -15,9 +15,10 @@ EXTENSION   = bothy
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" bothy.control)
 
 # src/common's daemon-only files need a library the server does not load
-# (base64url.c: libsodium), so they stay out of bothy.so, the unit tests of
-# src/common and the fuzzer; gateway.mk and host.mk link them.
-COMMON_DAEMON_SRCS = src/common/base64url.c
+# (base64url.c: libsodium; logline.c: libwebsockets), so they stay out of
+# bothy.so, the unit tests of src/common and the fuzzer; gateway.mk and
+# host.mk link them.
+COMMON_DAEMON_SRCS = src/common/base64url.c src/common/logline.c
 COMMON_SRCS = $(filter-out $(COMMON_DAEMON_SRCS),$(wildcard src/common/*.c))
 EXT_SRCS    = $(wildcard src/extension/*.c)
 MODULE_big  = bothy

@@ -46,7 +46,7 @@ $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(COMMON_D
 	    $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) $(GATEWAY_LIBS)
 
 test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
-        src/gateway/core/config.h src/gateway/core/log.h src/common/intparse.c \
+        src/gateway/core/config.h src/common/logline.h src/common/intparse.c \
         src/common/intparse.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c src/common/intparse.c
 

@@ -18,11 +18,11 @@
 #include <sodium.h>
 
 #include "base64url.h"
-#include "core/log.h"
 #include "host/backoff.h"
 #include "host/host.h"
 #include "host/msg.h"
 #include "host/proof.h"
+#include "logline.h"
 
 /* Messages queued for the server at most; more means it stopped reading. */
 #define QUEUE_LEN 16

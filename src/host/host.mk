@@ -5,21 +5,25 @@
 #
 #   make host    src/host/bothy-host and $(HOST_UNIT_TESTS)
 #
-# Its includes name their room ("host/ring.h"), found through -iquote src.
-# It shares one piece of the gateway instead of copying it, the
-# one-record-a-line logger (core/log.c), and src/common's strict base64url
-# of the key file and signatures (base64url.c), strict integer of the
-# options (intparse.c) and UUIDs.
+# A host service builds from src/common and itself, never from a file of
+# the gateway (docs/development.md, "Layout"; test/host/test_common_ground.py
+# keeps it so): its own includes name their room ("host/ring.h"), found
+# through -iquote src; src/common's headers are found by their bare name.
+# From src/common it links the one-record-a-line logger (logline.c), the
+# strict base64url of the key file and signatures (base64url.c), the strict
+# integer of the options (intparse.c) and UUIDs (uuid.c).  Only the flags
+# of libwebsockets and jansson come from gateway.mk (pkg-config's, found
+# once for both daemons).
 
 HOST_CC      ?= cc
 HOST_SRCS     = $(wildcard src/host/*.c)
 HOST_HDRS     = $(wildcard src/host/*.h)
-HOST_SHARED   = src/common/base64url.c src/gateway/core/log.c src/common/intparse.c \
+HOST_SHARED   = src/common/logline.c src/common/base64url.c src/common/intparse.c \
                 src/common/uuid.c
-HOST_SHARED_HDRS = src/common/base64url.h src/gateway/core/log.h src/common/intparse.h \
+HOST_SHARED_HDRS = src/common/logline.h src/common/base64url.h src/common/intparse.h \
                 src/common/uuid.h
 HOST_BIN      = src/host/bothy-host
-HOST_INCLUDES = -iquote src/common -iquote src -iquote src/gateway
+HOST_INCLUDES = -iquote src/common -iquote src
 HOST_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
                 -Wimplicit-fallthrough=3 $(HOST_INCLUDES) $(GATEWAY_LWS_CFLAGS) \
                 -DBOTHY_HOST_VERSION='"$(EXTVERSION)"'

@@ -6,9 +6,9 @@
 #include <stdio.h>
 
 #include "clients/agent_events.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
+#include "logline.h"
 
 static const char sql_events[] =
 "SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "

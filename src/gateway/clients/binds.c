@@ -20,9 +20,9 @@
 
 #include "clients/binds.h"
 #include "clients/session.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
+#include "logline.h"
 
 typedef struct gw_bind_batch
 {

@@ -15,9 +15,9 @@
 #include "clients/agent_events.h"
 #include "clients/fence.h"
 #include "clients/rest_call.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
+#include "logline.h"
 
 #define POLL_GRACE_MS 5000		/* the window outlives the wait by this */
 #define POLL_WAIT_DEFAULT_MS 25000

@@ -10,10 +10,10 @@
 
 #include "clients/agents.h"
 #include "clients/rest_call.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
 #include "intparse.h"
+#include "logline.h"
 
 /* 200 with {key: value} (value taken); 503 when it cannot be encoded. */
 static void

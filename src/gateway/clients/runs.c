@@ -16,9 +16,9 @@
 #include "clients/runs.h"
 #include "clients/stats.h"
 #include "core/listener.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
+#include "logline.h"
 
 #define RUN_BUCKETS 1024		/* a power of two */
 #define RUN_IDLE_MS 60000		/* an entry this long without a signal goes */

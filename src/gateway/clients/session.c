@@ -25,11 +25,11 @@
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "clients/typing.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "logline.h"
 
 /* Large enough for ready with a resume token of BOTHY_TOKEN_MAX. */
 #define OUT_MAX (BOTHY_TOKEN_MAX + 512)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/log.h"
+#include "logline.h"
 
 #define GW_MAX_STANDBYS 8		/* --database-read given at most this often */
 

@@ -25,13 +25,13 @@
 #include "core/db.h"
 #include "core/dbread.h"
 #include "core/http.h"
-#include "core/log.h"
 #include "core/loop.h"
 #include "core/node.h"
 #include "core/pgconn.h"
 #include "core/route.h"
 #include "core/server.h"
 #include "intparse.h"
+#include "logline.h"
 
 /* Before bothy.settings() is read: the reconnect delay of the pool. */
 #define INITIAL_BACKOFF_MS 1000

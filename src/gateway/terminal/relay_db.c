@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "core/conn.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
+#include "logline.h"
 #include "terminal/relay_db.h"
 #include "terminal/relay_stats.h"
 #include "terminal/send.h"

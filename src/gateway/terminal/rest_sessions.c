@@ -20,11 +20,11 @@
 
 #include <jansson.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "intparse.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "logline.h"
 #include "terminal/presence.h"
 #include "terminal/rest.h"
 #include "terminal/send.h"
