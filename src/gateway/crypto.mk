@@ -2,8 +2,9 @@
 # (docs/tokens.md, src/gateway/keys/), linked into bothy-gateway by
 # gateway.mk, and the unit tests of the token format.  Ed25519 comes from
 # libsodium, and so does the base64url codec the keys and tokens are
-# written in (src/common/base64url.c, which the host service shares).  keys/node_keys.c, the serving node's use of the store, is one
-# of the daemon's ordinary sources.
+# written in (src/common/base64url.c, which the host service shares).
+# keys/node_keys.c, the serving node's use of the store, is one of the
+# daemon's ordinary sources.
 
 GATEWAY_CRYPTO_SRCS = $(addprefix src/gateway/keys/, keystore.c token.c cli_keys.c)
 GATEWAY_CRYPTO_LIBS = -lsodium
