@@ -14,7 +14,12 @@
 EXTENSION   = bothy
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" bothy.control)
 
-COMMON_SRCS = $(wildcard src/common/*.c)
+# src/common's daemon-only files need a library the server does not load
+# (base64url.c: libsodium; logline.c: libwebsockets), so they stay out of
+# bothy.so, the unit tests of src/common and the fuzzer; gateway.mk and
+# host.mk link them.
+COMMON_DAEMON_SRCS = src/common/base64url.c src/common/logline.c
+COMMON_SRCS = $(filter-out $(COMMON_DAEMON_SRCS),$(wildcard src/common/*.c))
 EXT_SRCS    = $(wildcard src/extension/*.c)
 MODULE_big  = bothy
 OBJS        = $(EXT_SRCS:.c=.o) $(COMMON_SRCS:.c=.o)
@@ -33,7 +38,8 @@ UPGRADE_PARTS = src/sql/41_device_bindings.sql src/sql/46_hints_decide.sql src/s
 UPGRADE_built = bothy--$(UPGRADE_FROM)--$(EXTVERSION).sql
 DATA_built  = bothy--$(EXTVERSION).sql $(UPGRADE_built)
 DATA        = $(filter-out $(DATA_built),$(wildcard bothy--*.sql))
-EXTRA_CLEAN = $(DATA_built) test/unit/test_signal test/unit/test_uuid test/fuzz/fuzz_signal
+EXTRA_CLEAN = $(DATA_built) test/unit/test_signal test/unit/test_uuid test/unit/test_intparse \
+              test/fuzz/fuzz_signal
 
 PG_CONFIG  ?= pg_config
 # -iquote: src/common/signal.h must not shadow the system <signal.h>
@@ -67,7 +73,7 @@ UNIT_CFLAGS  = -std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
                -Wmissing-prototypes -Wdeclaration-after-statement \
                -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote test/unit \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_TESTS   = test/unit/test_signal test/unit/test_uuid
+UNIT_TESTS   = test/unit/test_signal test/unit/test_uuid test/unit/test_intparse
 
 unit: $(UNIT_TESTS)
 

@@ -32,7 +32,7 @@ bench_setup() {
         cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wmissing-prototypes -iquote src/common \
             -iquote src/gateway -iquote bench -o "$work/bin/client" bench/gateway_connections_client.c \
             bench/wsclient.c src/gateway/keys/token.c src/gateway/keys/keystore.c \
-            src/gateway/keys/base64url.c src/gateway/core/config.c src/common/uuid.c -ljansson -lsodium
+            src/common/base64url.c src/common/intparse.c src/common/uuid.c -ljansson -lsodium
         cc -std=gnu11 -O2 -Wall -Wextra -Werror -iquote bench -o "$work/bin/floor" \
             bench/fanout_floor_server.c -lcrypto
         if [ "$(id -u)" -eq 0 ]; then

@@ -15,7 +15,7 @@
 
 #include <sodium.h>
 
-#include "core/config.h"
+#include "intparse.h"
 #include "keys/token.h"
 #include "wsclient.h"
 #include "wsframe.h"
@@ -206,7 +206,7 @@ ws_parse_count(const char *prog, const char *s, long min, long max, const char *
 {
 	long		v;
 
-	if (!gw_parse_int(s, min, max, &v))
+	if (!bothy_parse_int(s, min, max, &v))
 	{
 		fprintf(stderr, "%s: bad %s\n", prog, what);
 		exit(2);

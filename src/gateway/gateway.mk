@@ -40,13 +40,15 @@ GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_proto
 
 # BOTHY_BUILD_FLAGS: a packager's compile and link flags for the daemons
 # only (debian/rules: dpkg-buildflags' hardening), empty otherwise
-$(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(GATEWAY_HDRS)
+$(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) \
+        $(GATEWAY_HDRS)
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
-	    $(COMMON_SRCS) $(GATEWAY_LIBS)
+	    $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) $(GATEWAY_LIBS)
 
 test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
-        src/gateway/core/config.h src/gateway/core/log.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c
+        src/gateway/core/config.h src/common/logline.h src/common/intparse.c \
+        src/common/intparse.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c src/common/intparse.c
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
         src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
@@ -64,7 +66,7 @@ test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/termi
 # The control connection's messages and the host's signatures (libsodium:
 # its base64 and Ed25519).
 GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
-                   src/gateway/terminal/model.c src/gateway/keys/base64url.c
+                   src/gateway/terminal/model.c src/common/base64url.c
 test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
         src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
         $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
@@ -80,9 +82,9 @@ test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
 # The stream's text messages (jansson, and libsodium under the base64url codec).
 test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
         src/gateway/terminal/relay_wire.c src/gateway/terminal/relay_wire.h \
-        src/gateway/keys/base64url.c src/gateway/keys/base64url.h $(COMMON_SRCS) test/unit/unit.h
+        src/common/base64url.c src/common/base64url.h $(COMMON_SRCS) test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
-	    src/gateway/keys/base64url.c $(COMMON_SRCS) -ljansson -lsodium
+	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h test/unit/unit.h

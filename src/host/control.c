@@ -17,12 +17,12 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
+#include "base64url.h"
 #include "host/backoff.h"
 #include "host/host.h"
 #include "host/msg.h"
 #include "host/proof.h"
-#include "keys/base64url.h"
+#include "logline.h"
 
 /* Messages queued for the server at most; more means it stopped reading. */
 #define QUEUE_LEN 16

@@ -5,21 +5,25 @@
 #
 #   make host    src/host/bothy-host and $(HOST_UNIT_TESTS)
 #
-# Its includes name their room ("host/ring.h"), found through -iquote src.
-# It shares three pure pieces of the gateway instead of copying them: the
-# strict base64url of the key files and tokens (keys/base64url.c), the
-# one-record-a-line logger (core/log.c) and the strict integer of the
-# options (core/config.c), and src/common's UUIDs.
+# A host service builds from src/common and itself, never from a file of
+# the gateway (docs/development.md, "Layout"; test/host/test_common_ground.py
+# keeps it so): its own includes name their room ("host/ring.h"), found
+# through -iquote src; src/common's headers are found by their bare name.
+# From src/common it links the one-record-a-line logger (logline.c), the
+# strict base64url of the key file and signatures (base64url.c), the strict
+# integer of the options (intparse.c) and UUIDs (uuid.c).  Only the flags
+# of libwebsockets and jansson come from gateway.mk (pkg-config's, found
+# once for both daemons).
 
 HOST_CC      ?= cc
 HOST_SRCS     = $(wildcard src/host/*.c)
 HOST_HDRS     = $(wildcard src/host/*.h)
-HOST_SHARED   = src/gateway/keys/base64url.c src/gateway/core/log.c src/gateway/core/config.c \
+HOST_SHARED   = src/common/logline.c src/common/base64url.c src/common/intparse.c \
                 src/common/uuid.c
-HOST_SHARED_HDRS = src/gateway/keys/base64url.h src/gateway/core/log.h src/gateway/core/config.h \
+HOST_SHARED_HDRS = src/common/logline.h src/common/base64url.h src/common/intparse.h \
                 src/common/uuid.h
 HOST_BIN      = src/host/bothy-host
-HOST_INCLUDES = -iquote src/common -iquote src -iquote src/gateway
+HOST_INCLUDES = -iquote src/common -iquote src
 HOST_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
                 -Wimplicit-fallthrough=3 $(HOST_INCLUDES) $(GATEWAY_LWS_CFLAGS) \
                 -DBOTHY_HOST_VERSION='"$(EXTVERSION)"'
@@ -52,19 +56,19 @@ test/unit/host/test_backoff: test/unit/host/test_backoff.c src/host/backoff.c \
 test/unit/host/test_proof: test/unit/host/test_proof.c src/host/proof.c src/host/proof.h \
         src/host/hostkey.c src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/proof.c src/host/hostkey.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -lsodium
+	    src/common/base64url.c src/common/uuid.c -lsodium
 
 # The key file against a temporary directory: modes, links, exact contents.
 test/unit/host/test_hostkey: test/unit/host/test_hostkey.c src/host/hostkey.c \
         src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/hostkey.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -lsodium
+	    src/common/base64url.c src/common/uuid.c -lsodium
 
 # The server's ops parsed strictly, and the host's built.
 test/unit/host/test_msg: test/unit/host/test_msg.c src/host/msg.c src/host/msg.h \
         src/host/proof.c src/host/proof.h src/host/hostkey.h $(HOST_SHARED_HDRS) test/unit/unit.h
 	$(HOST_CC) $(HOST_UNIT_CFLAGS) -o $@ $< src/host/msg.c src/host/proof.c \
-	    src/gateway/keys/base64url.c src/common/uuid.c -ljansson -lsodium
+	    src/common/base64url.c src/common/uuid.c -ljansson -lsodium
 
 host: $(HOST_BIN) $(HOST_UNIT_TESTS)
 

@@ -12,7 +12,7 @@
 #include <sodium.h>
 
 #include "host/hostkey.h"
-#include "keys/base64url.h"
+#include "base64url.h"
 
 #define SEED_LEN 32
 #define SEED_B64_LEN 43

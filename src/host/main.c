@@ -17,10 +17,10 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "host/frame.h"
 #include "host/host.h"
 #include "host/msg.h"
+#include "logline.h"
 
 /* The stop: sessions hung up, connections closed, children reaped by then. */
 #define STOP_TIMEOUT_MS 5000

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/config.h"
 #include "host/options.h"
 #include "host/ring.h"
+#include "intparse.h"
 
 const char	host_usage[] =
 "usage: bothy-host pair --server URL --host UUID --code CODE --key FILE [options]\n"
@@ -134,7 +134,7 @@ host_parse_url(const char *url, char *host, size_t hostlen, int *port, bool *tls
 			return false;
 		memcpy(num, p + 1, nlen);
 		num[nlen] = '\0';
-		if (!gw_parse_int(num, 1, 65535, &v))
+		if (!bothy_parse_int(num, 1, 65535, &v))
 			return false;
 		*port = (int) v;
 		p += 1 + nlen;
@@ -175,7 +175,7 @@ static bool
 set_number(const char *name, const char *value, long min, long max, long *out,
 		   char *err, size_t errlen)
 {
-	if (gw_parse_int(value, min, max, out))
+	if (bothy_parse_int(value, min, max, out))
 		return true;
 	snprintf(err, errlen, "--%s must be an integer from %ld to %ld", name, min, max);
 	return false;

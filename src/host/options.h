@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/log.h"
+#include "logline.h"
 #include "uuid.h"
 
 typedef enum host_command

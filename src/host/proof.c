@@ -8,7 +8,7 @@
 #include <sodium.h>
 
 #include "host/proof.h"
-#include "keys/base64url.h"
+#include "base64url.h"
 
 static const char *const lines[] = {
 	[HOST_PROOF_HELLO] = "bothy-host-hello-v1",

@@ -33,12 +33,12 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "host/backoff.h"
 #include "host/frame.h"
 #include "host/host.h"
 #include "host/pty.h"
 #include "host/ring.h"
+#include "logline.h"
 
 /* After the hang-up, the shell's process groups get SIGKILL this much later. */
 #define KILL_GRACE_MS 2000

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "host/frame.h"
 #include "host/host.h"
 #include "host/msg.h"
 #include "host/proof.h"
+#include "logline.h"
 
 /* Streams at once, closing ones included: two per session and a few refused. */
 #define STREAMS_MAX (2 * HOST_SESSIONS_MAX + 8)

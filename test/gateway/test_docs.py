@@ -40,6 +40,10 @@ def src():
                 path = os.path.join(top, name)
                 with open(path) as f:
                     files[os.path.relpath(path, where)] = f.read()
+    # the log writer the gateway links from src/common (beside BOTHY_SRC_DIR):
+    # its own records are the node's too
+    with open(os.path.join(os.path.dirname(where), "common", "logline.c")) as f:
+        files["../common/logline.c"] = f.read()
     return files
 
 
@@ -274,6 +278,7 @@ def test_every_log_message_is_in_gateway_md_with_its_level(src):
     messages = log_messages(src)
     assert len(messages) >= 30, sorted(messages)
     assert ("error", "database not reachable at start") in messages    # through refuse()
+    assert ("error", "libwebsockets reported an error") in messages    # src/common/logline.c
     rows = table_rows(doc("gateway.md"))
     documented = {(r[0], r[1]) for r in rows if len(r) >= 2}
     missing = sorted((lvl, msg) for lvl, msg in messages if (lvl, "`%s`" % msg) not in documented)

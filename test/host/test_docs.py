@@ -136,8 +136,11 @@ def log_messages(src):
             found.update(("warn", m) for m in re.findall(r'malformed\(wsi, st, "([^"]+)"\)', text))
         else:
             assert bare == [], "%s: a log call without a constant message" % name
-    # the shared logger's own (core/log.c)
-    found.add(("error", "libwebsockets reported an error"))
+    # the shared logger's own (src/common/logline.c, which the host links)
+    with open(os.path.join(ROOT, "src", "common", "logline.c")) as f:
+        own = re.findall(r'gw_logf?\(GW_LOG_([A-Z]+),\s*"([^"]+)"', f.read())
+    assert own, "src/common/logline.c writes no record of its own: not the logger"
+    found.update((level.lower(), msg) for level, msg in own)
     return found
 
 

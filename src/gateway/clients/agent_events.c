@@ -6,9 +6,9 @@
 #include <stdio.h>
 
 #include "clients/agent_events.h"
-#include "core/config.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
+#include "logline.h"
 
 static const char sql_events[] =
 "SELECT id, type, data::text, (extract(epoch FROM created_at) * 1000)::bigint "
@@ -38,8 +38,8 @@ gw_agent_event_row_get(const PGresult *res, int i, int64_t after, gw_agent_event
 				created;
 
 	if (PQnfields(res) != 4 ||
-		!gw_parse_int(PQgetvalue(res, i, 0), 1, INT64_C(9007199254740991), &id) ||
-		!gw_parse_int(PQgetvalue(res, i, 3), LONG_MIN / 2, LONG_MAX / 2, &created) ||
+		!bothy_parse_int(PQgetvalue(res, i, 0), 1, INT64_C(9007199254740991), &id) ||
+		!bothy_parse_int(PQgetvalue(res, i, 3), LONG_MIN / 2, LONG_MAX / 2, &created) ||
 		id <= after)
 	{
 		gw_log(GW_LOG_ERROR, "agent events answer not understood");

@@ -16,9 +16,9 @@
 #include "clients/hub.h"
 #include "clients/stats.h"
 #include "core/db.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/publish.h"
+#include "logline.h"
 
 static const char sql_persist[] =
 "SELECT bothy.agent_heartbeat_persist($1::uuid, $2::uuid, "

@@ -18,9 +18,9 @@
 #include "clients/stats.h"
 #include "core/db.h"
 #include "core/listener.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
+#include "logline.h"
 
 /* The head of typing and hints: the thread's place, then the persons. */
 static const char sql_place[] =

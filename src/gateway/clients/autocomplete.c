@@ -17,8 +17,8 @@
 #include "clients/events.h"
 #include "clients/hub.h"
 #include "clients/stats.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 
 #define AUTOCOMPLETE_MAX_WAITING 10000
 #define AUTOCOMPLETE_PER_CONNECTION 4	/* one person cannot crowd out the others */

@@ -20,8 +20,9 @@
 
 #include "clients/binds.h"
 #include "clients/session.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
+#include "logline.h"
 
 typedef struct gw_bind_batch
 {
@@ -79,7 +80,7 @@ read_answer(const PGresult *res, uint32_t n, bothy_uuid *binds)
 		const char *v = PQgetvalue(res, i, 1);
 
 		ok = !PQgetisnull(res, i, 0) && !PQgetisnull(res, i, 1) &&
-			gw_parse_int(PQgetvalue(res, i, 0), 1, n, &ord) && !seen[ord - 1] &&
+			bothy_parse_int(PQgetvalue(res, i, 0), 1, n, &ord) && !seen[ord - 1] &&
 			bothy_uuid_parse(v, strlen(v), &binds[ord - 1]);
 		if (ok)
 			seen[ord - 1] = true;

@@ -24,8 +24,8 @@
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "clients/typing.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "signal.h"
 
 /* --- /gateway ------------------------------------------------------------- */

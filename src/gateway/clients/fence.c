@@ -16,8 +16,8 @@
 #include "clients/rest.h"
 #include "clients/session.h"
 #include "clients/stats.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 
 /* Devices read back per call of the reconciliation. */
 #define RECONCILE_BATCH 500

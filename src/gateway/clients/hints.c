@@ -11,7 +11,7 @@
 #include "clients/deliver.h"
 #include "clients/hints.h"
 #include "clients/stats.h"
-#include "core/log.h"
+#include "logline.h"
 
 static void
 deliver(const bothy_signal *hint, const bothy_uuid *place)

@@ -31,9 +31,9 @@
 #include "clients/hub.h"
 #include "clients/presence.h"
 #include "clients/stats.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidset.h"
+#include "logline.h"
 
 /* The most sessions (rows and ended) one delta carries. */
 #define DELTA_MAX 10000

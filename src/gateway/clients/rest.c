@@ -18,6 +18,7 @@
 #include "clients/stats.h"
 #include "core/http.h"
 #include "core/node.h"
+#include "intparse.h"
 #include "keys/bearer.h"
 
 /* --- answers ------------------------------------------------------------ */
@@ -193,7 +194,7 @@ parse_args(gw_rest *r, const arg_spec *specs, int nspecs, arg_values *v)
 		switch (specs[s].kind)
 		{
 			case ARG_INT:
-				if (!gw_parse_int(value, specs[s].min, specs[s].max, &v->ints[s]))
+				if (!bothy_parse_int(value, specs[s].min, specs[s].max, &v->ints[s]))
 					return false;
 				break;
 			case ARG_UUID:

@@ -15,8 +15,9 @@
 #include "clients/agent_events.h"
 #include "clients/fence.h"
 #include "clients/rest_call.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
+#include "logline.h"
 
 #define POLL_GRACE_MS 5000		/* the window outlives the wait by this */
 #define POLL_WAIT_DEFAULT_MS 25000
@@ -203,7 +204,7 @@ taken(void *arg, gw_db_result result, const PGresult *res)
 
 	r->call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 ||
-		!gw_parse_int(PQgetvalue(res, 0, 0), 0, INT64_C(9007199254740991), &acked))
+		!bothy_parse_int(PQgetvalue(res, 0, 0), 0, INT64_C(9007199254740991), &acked))
 	{
 		gw_rest_answer_db_failure(r, result, res);
 		return;

@@ -10,9 +10,10 @@
 
 #include "clients/agents.h"
 #include "clients/rest_call.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
+#include "intparse.h"
+#include "logline.h"
 
 /* 200 with {key: value} (value taken); 503 when it cannot be encoded. */
 static void
@@ -121,7 +122,7 @@ status_read(void *arg, gw_db_result result, const PGresult *res)
 			const char *text = PQgetvalue(res, row, 0);
 
 			if (bothy_uuid_parse(text, strlen(text), &a) && bothy_uuid_compare(&a, &r->ids[i]) == 0 &&
-				gw_parse_int(PQgetvalue(res, row, 2), LONG_MIN / 2, LONG_MAX / 2, &ms) &&
+				bothy_parse_int(PQgetvalue(res, row, 2), LONG_MIN / 2, LONG_MAX / 2, &ms) &&
 				is_state(PQgetvalue(res, row, 1)))
 				state = PQgetvalue(res, row, 1);
 		}

@@ -16,8 +16,9 @@
 #include "clients/runs.h"
 #include "clients/stats.h"
 #include "core/listener.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
+#include "logline.h"
 
 #define RUN_BUCKETS 1024		/* a power of two */
 #define RUN_IDLE_MS 60000		/* an entry this long without a signal goes */
@@ -132,7 +133,7 @@ read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, s
 	 * missing one can never make the run be read again and again.
 	 */
 	if (PQgetisnull(res, 0, 1) ||
-		!gw_parse_int(PQgetvalue(res, 0, 1), 0, INT64_C(9007199254740991), &version) ||
+		!bothy_parse_int(PQgetvalue(res, 0, 1), 0, INT64_C(9007199254740991), &version) ||
 		version < e->reading)
 		version = e->reading;
 	if (version <= e->delivered)

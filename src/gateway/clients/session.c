@@ -25,10 +25,11 @@
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "clients/typing.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "logline.h"
 
 /* Large enough for ready with a resume token of BOTHY_TOKEN_MAX. */
 #define OUT_MAX (BOTHY_TOKEN_MAX + 512)
@@ -284,7 +285,7 @@ identify_done(void *arg, gw_db_result result, const PGresult *res)
 		return;
 	if (result == GW_DB_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 	{
-		if (gw_parse_int(PQgetvalue(res, 0, 0), 0, GW_EVENT_MAX, &acked))
+		if (bothy_parse_int(PQgetvalue(res, 0, 0), 0, GW_EVENT_MAX, &acked))
 		{
 			agent_taken(c, acked);
 			return;

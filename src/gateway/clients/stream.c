@@ -19,8 +19,8 @@
 #include "clients/stream.h"
 #include "core/config.h"
 #include "core/db.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 
 
 static void read_more(gw_client *c);

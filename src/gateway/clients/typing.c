@@ -15,9 +15,9 @@
 #include "clients/protocol.h"
 #include "clients/stats.h"
 #include "clients/typing.h"
-#include "core/log.h"
 #include "core/node.h"
 #include "core/publish.h"
+#include "logline.h"
 
 typedef struct typing
 {

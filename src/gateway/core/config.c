@@ -10,13 +10,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/config.h"
+#include "intparse.h"
 
 const char	gw_serve_usage[] =
 "usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n"
@@ -84,38 +84,6 @@ gw_options_defaults(gw_options *o)
 	o->log_level = GW_LOG_INFO;
 }
 
-bool
-gw_parse_int(const char *s, long min, long max, long *out)
-{
-	const char *p = s;
-	long		v = 0;
-	bool		neg = false;
-
-	if (s == NULL || *s == '\0')
-		return false;
-	if (*p == '-' && min < 0)
-	{
-		neg = true;
-		p++;
-	}
-	if (*p == '\0')
-		return false;
-	for (; *p != '\0'; p++)
-	{
-		if (*p < '0' || *p > '9')
-			return false;
-		if (v > (LONG_MAX - (*p - '0')) / 10)
-			return false;
-		v = v * 10 + (*p - '0');
-	}
-	if (neg)
-		v = -v;
-	if (v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /*
  * A numeric address only: lws 4.1 takes a host name it cannot bind as a
  * reason to log an error and serve nothing, so a name is refused here,
@@ -154,7 +122,7 @@ gw_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 	/* a bare IPv6 address needs brackets: inet_pton(AF_INET) refuses it */
 	if (hlen > 0 && inet_pton(v6 ? AF_INET6 : AF_INET, addr, bin) != 1)
 		return false;
-	if (!gw_parse_int(colon + 1, 1, 65535, &p))
+	if (!bothy_parse_int(colon + 1, 1, 65535, &p))
 		return false;
 	memcpy(host, addr, hlen + 1);
 	*port = (int) p;
@@ -167,7 +135,7 @@ set_int(const char *name, const char *value, long min, long max, int *field,
 {
 	long		v;
 
-	if (!gw_parse_int(value, min, max, &v))
+	if (!bothy_parse_int(value, min, max, &v))
 	{
 		snprintf(err, errlen, "%s must be an integer from %ld to %ld", name, min, max);
 		return false;
@@ -544,7 +512,7 @@ gw_cluster_apply(gw_cluster *c, const char *name, const char *setting,
 		if (strcmp(name, f->name) != 0)
 			continue;
 		if ((f->count ? unit != NULL && *unit != '\0' : unit == NULL || strcmp(unit, "ms") != 0) ||
-			!gw_parse_int(setting, f->min, f->max, &v))
+			!bothy_parse_int(setting, f->min, f->max, &v))
 		{
 			snprintf(err, errlen, "bothy.%s must be from %ld to %ld%s", f->name, f->min, f->max,
 					 f->count ? "" : " ms");

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/log.h"
+#include "logline.h"
 
 #define GW_MAX_STANDBYS 8		/* --database-read given at most this often */
 
@@ -61,12 +61,6 @@ int			gw_options_parse(gw_options *o, int argc, char **argv,
 
 /* The usage text of `serve`. */
 extern const char gw_serve_usage[];
-
-/*
- * Strict integer: decimal digits only (an optional leading '-' where min
- * allows it), no blanks, within min .. max.
- */
-bool		gw_parse_int(const char *s, long min, long max, long *out);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
 bool		gw_parse_listen(const char *s, char *host, size_t hostlen, int *port);

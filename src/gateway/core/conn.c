@@ -25,10 +25,10 @@
 
 #include "core/conn.h"
 #include "core/http.h"
-#include "core/log.h"
 #include "core/metrics.h"
 #include "core/node.h"
 #include "core/server.h"
+#include "logline.h"
 
 /* How long a decided close may wait for the client to take the frame. */
 #define CLOSE_GRACE_S 2

@@ -14,8 +14,8 @@
 
 #include "core/db.h"
 #include "core/dbread.h"
-#include "core/log.h"
 #include "core/pgconn.h"
+#include "logline.h"
 
 typedef struct db_slot
 {

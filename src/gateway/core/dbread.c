@@ -26,8 +26,8 @@
 
 #include "core/db.h"
 #include "core/dbread.h"
-#include "core/log.h"
 #include "core/pgconn.h"
+#include "logline.h"
 
 /*
  * A standby's replay is looked at again this often while a read waits:

@@ -29,6 +29,7 @@
 #include "core/node.h"
 #include "core/route.h"
 #include "core/web.h"
+#include "intparse.h"
 
 bool
 gw_http_keep_body(gw_conn *c, const char *body, size_t len)
@@ -129,7 +130,7 @@ body_begin(struct lws *wsi, gw_conn *c)
 
 	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 ||
 		lws_hdr_copy(wsi, text, sizeof(text), WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0 ||
-		!gw_parse_int(text, 0, LONG_MAX, &len))
+		!bothy_parse_int(text, 0, LONG_MAX, &len))
 		return refuse_body(wsi, c, 411, "length_required");
 	if ((unsigned long) len > c->http->body_max)
 		return refuse_body(wsi, c, 413, "too_large");

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "core/listener.h"
-#include "core/log.h"
 #include "core/metrics.h"
 #include "core/pgconn.h"
 #include "core/route.h"
+#include "logline.h"
 #include "signal.h"
 
 /*

@@ -6,8 +6,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 
 gw_node		gw;
 

@@ -9,10 +9,10 @@
  * which the upgrade order of docs/operations.md ensures).
  */
 #include "core/db.h"
-#include "core/log.h"
 #include "core/metrics.h"
 #include "core/node.h"
 #include "core/publish.h"
+#include "logline.h"
 
 static const char sql_publish[] =
 "SELECT bothy.publish($1::text)";

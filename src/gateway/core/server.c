@@ -25,12 +25,13 @@
 #include "core/db.h"
 #include "core/dbread.h"
 #include "core/http.h"
-#include "core/log.h"
 #include "core/loop.h"
 #include "core/node.h"
 #include "core/pgconn.h"
 #include "core/route.h"
 #include "core/server.h"
+#include "intparse.h"
+#include "logline.h"
 
 /* Before bothy.settings() is read: the reconnect delay of the pool. */
 #define INITIAL_BACKOFF_MS 1000
@@ -354,7 +355,7 @@ node_stopped(void *arg, gw_db_result result, const PGresult *res)
 		long		rows = 0;
 
 		if (PQntuples(res) == 1)
-			(void) gw_parse_int(PQgetvalue(res, 0, 0), 0, LONG_MAX, &rows);
+			(void) bothy_parse_int(PQgetvalue(res, 0, 0), 0, LONG_MAX, &rows);
 		gw_logf(GW_LOG_INFO, "node stopped, presence rows deleted", "rows=%ld", rows);
 		finish_stop(0);
 		return;

@@ -4,10 +4,10 @@
  */
 #include <string.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "keys/bearer.h"
 #include "keys/node_keys.h"
+#include "logline.h"
 
 #define BEARER "Bearer "
 

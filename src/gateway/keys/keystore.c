@@ -27,7 +27,7 @@
 
 #include <sodium.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 
 #define KEY_FILE_SUFFIX ".key"
 #define KEY_FILE_MAGIC "bothy-ed25519-v1 "

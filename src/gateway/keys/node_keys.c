@@ -4,9 +4,9 @@
  */
 #include <stdio.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "keys/node_keys.h"
+#include "logline.h"
 
 static bothy_keystore *keys;
 

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 
 #define TOKEN_PREFIX "bothy1."
 #define TOKEN_PREFIX_LEN (sizeof(TOKEN_PREFIX) - 1)

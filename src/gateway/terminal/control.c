@@ -18,8 +18,8 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "terminal/control.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"

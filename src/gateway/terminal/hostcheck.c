@@ -12,10 +12,10 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
 #include "core/uuidset.h"
+#include "logline.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"
 #include "terminal/opens.h"

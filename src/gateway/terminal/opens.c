@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "core/uuidlist.h"
+#include "logline.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"
 #include "terminal/opens.h"

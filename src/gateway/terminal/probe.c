@@ -6,8 +6,8 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "terminal/hosts.h"
 #include "terminal/hostsig.h"
 #include "terminal/opens.h"

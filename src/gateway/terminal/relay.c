@@ -14,8 +14,8 @@
  */
 #include <string.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "terminal/relay.h"
 #include "terminal/relay_conn.h"
 #include "terminal/relay_db.h"

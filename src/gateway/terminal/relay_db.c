@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "core/conn.h"
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
+#include "logline.h"
 #include "terminal/relay_db.h"
 #include "terminal/relay_stats.h"
 #include "terminal/send.h"
@@ -69,7 +70,7 @@ gw_rdb_expectation(const PGresult *res, int col, gw_rrow *row, bool *exists)
 		!gw_tstate_parse(PQgetvalue(res, 0, col + 2), (size_t) PQgetlength(res, 0, col + 2),
 						 &row->state) ||
 		row->state == GW_TSTATE_CLOSED ||
-		!gw_parse_int(PQgetvalue(res, 0, col + 3), -(1L << 53), 1L << 53, &left) ||
+		!bothy_parse_int(PQgetvalue(res, 0, col + 3), -(1L << 53), 1L << 53, &left) ||
 		!gw_db_bool_at(res, col + 4, &row->local_confirm))
 		goto bad;
 	row->grant_left_ms = left;

@@ -21,10 +21,10 @@
 
 #include <sodium.h>
 
-#include "core/log.h"
 #include "core/node.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "logline.h"
 #include "terminal/hostsig.h"
 #include "terminal/relay_conn.h"
 #include "terminal/relay_db.h"

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 #include "terminal/relay_slot.h"
 #include "terminal/relay_wire.h"
 

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "terminal/presence.h"
 #include "terminal/rest.h"
 

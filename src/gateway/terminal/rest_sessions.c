@@ -20,10 +20,11 @@
 
 #include <jansson.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "intparse.h"
 #include "keys/node_keys.h"
 #include "keys/token.h"
+#include "logline.h"
 #include "terminal/presence.h"
 #include "terminal/rest.h"
 #include "terminal/send.h"
@@ -142,7 +143,7 @@ read_grant(gw_trest *r, const PGresult *res, int id_col, bothy_uuid *id)
 	const char *text = PQgetvalue(res, 0, 4);
 
 	if (!gw_trest_uuid_at(res, 0, id_col, id) || !gw_trest_uuid_at(res, 0, 2, &r->grant) ||
-		PQgetisnull(res, 0, 3) || !gw_parse_int(PQgetvalue(res, 0, 3), 0, LONG_MAX, &secs) ||
+		PQgetisnull(res, 0, 3) || !bothy_parse_int(PQgetvalue(res, 0, 3), 0, LONG_MAX, &secs) ||
 		PQgetisnull(res, 0, 4) || strlen(text) >= sizeof(r->expires_at))
 		return false;
 	r->expires_s = secs;

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "core/node.h"
+#include "logline.h"
 #include "terminal/opens.h"
 #include "terminal/relay.h"
 #include "terminal/route.h"

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 #include "terminal/wire.h"
 
 #define MAX_MEMBERS 4

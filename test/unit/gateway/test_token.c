@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 #include "keys/keystore.h"
 #include "keys/token.h"
 #include "unit.h"

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <sodium.h>
 
-#include "keys/base64url.h"
+#include "base64url.h"
 #include "terminal/hostsig.h"
 #include "terminal/wire.h"
 #include "unit.h"

@@ -1,6 +1,6 @@
 /*
- * core/log.c
- *		The one-record-a-line logger (see log.h).
+ * logline.c
+ *		The one-record-a-line logger (see logline.h).
  *
  * Each record is formatted into one buffer and written with one write(2),
  * so records from this process never interleave mid-line, and stderr
@@ -14,7 +14,7 @@
 
 #include <libwebsockets.h>
 
-#include "core/log.h"
+#include "logline.h"
 
 static gw_log_level min_level = GW_LOG_INFO;
 

@@ -1,8 +1,8 @@
 /*
- * keys/base64url.c
+ * base64url.c
  *		Strict unpadded base64url on top of libsodium (see base64url.h).
  */
-#include "keys/base64url.h"
+#include "base64url.h"
 
 #include <sodium.h>
 

@@ -1,14 +1,21 @@
 /*
- * core/log.h
+ * logline.h
  *		One record a line on stderr: ts=... level=... msg="..." and, where a
- *		record needs them, fixed key=value details (codes and counts).
+ *		record needs them, fixed key=value details (codes and counts).  The
+ *		log of both daemons, bothy-gateway and bothy-host (docs/gateway.md
+ *		and docs/host.md list their records).
  *
  * Messages are constant English text so that an operator can grep for
  * them and so that no ID, token or address can reach a log line
  * (D-M2-47-11): the details are formatted only from codes and numbers.
+ *
+ * The names keep the gateway's gw_ prefix, not src/common's bothy_: the
+ * docs tests of both daemons find every record by its call, gw_log or
+ * gw_logf with a GW_LOG_ level.  logline.c routes libwebsockets' lines, so
+ * the top Makefile keeps it out of the extension (COMMON_DAEMON_SRCS).
  */
-#ifndef BOTHY_GATEWAY_LOG_H
-#define BOTHY_GATEWAY_LOG_H
+#ifndef BOTHY_LOGLINE_H
+#define BOTHY_LOGLINE_H
 
 typedef enum gw_log_level
 {
@@ -34,4 +41,4 @@ void		gw_logf(gw_log_level level, const char *msg, const char *fmt, ...)
 /* Route libwebsockets' own log lines here (errors only, text dropped). */
 void		gw_log_hook_lws(void);
 
-#endif							/* BOTHY_GATEWAY_LOG_H */
+#endif							/* BOTHY_LOGLINE_H */
