@@ -49,9 +49,10 @@ test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
-        src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+        src/gateway/clients/protocol.h src/gateway/core/parse.c src/gateway/core/parse.h \
+        $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< \
-	    src/gateway/clients/protocol.c $(COMMON_SRCS) -ljansson
+	    src/gateway/clients/protocol.c src/gateway/core/parse.c $(COMMON_SRCS) -ljansson
 
 test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/sendq.c \
         src/gateway/core/sendq.h test/unit/unit.h
@@ -64,9 +65,11 @@ test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/termi
 # The control connection's messages and the host's signatures (libsodium:
 # its base64 and Ed25519).
 GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
-                   src/gateway/terminal/model.c src/gateway/keys/base64url.c
+                   src/gateway/terminal/model.c src/gateway/keys/base64url.c \
+                   src/gateway/core/parse.c
 test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
         src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
+        src/gateway/core/parse.h \
         $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \
 	    -lsodium -ljansson
