@@ -73,13 +73,6 @@ gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *pa
 	return r->call != NULL;
 }
 
-bool
-gw_trest_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out)
-{
-	return !PQgetisnull(res, row, col) &&
-		bothy_uuid_parse(PQgetvalue(res, row, col), strlen(PQgetvalue(res, row, col)), out);
-}
-
 static void
 release(gw_trest *r)
 {

@@ -66,9 +66,6 @@ void		gw_trest_unavailable(gw_trest *r);
 bool		gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *params,
 							gw_db_cb done);
 
-/* A UUID column of a row, strictly. */
-bool		gw_trest_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out);
-
 /* The calls (rest_sessions.c, rest_hosts.c): each answers through the above. */
 void		gw_trest_open(gw_trest *r, const char *body, size_t len);
 void		gw_trest_attach(gw_trest *r, const char *body, size_t len);

@@ -141,7 +141,7 @@ read_grant(gw_trest *r, const PGresult *res, int id_col, bothy_uuid *id)
 	long		secs;
 	const char *text = PQgetvalue(res, 0, 4);
 
-	if (!gw_trest_uuid_at(res, 0, id_col, id) || !gw_trest_uuid_at(res, 0, 2, &r->grant) ||
+	if (!gw_db_uuid_at(res, 0, id_col, id) || !gw_db_uuid_at(res, 0, 2, &r->grant) ||
 		PQgetisnull(res, 0, 3) || !gw_parse_int(PQgetvalue(res, 0, 3), 0, LONG_MAX, &secs) ||
 		PQgetisnull(res, 0, 4) || strlen(text) >= sizeof(r->expires_at))
 		return false;
@@ -214,7 +214,7 @@ owner_read(void *arg, gw_db_result result, const PGresult *res)
 	r->call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 1)
 		gw_trest_unavailable(r);
-	else if (PQntuples(res) == 1 && gw_trest_uuid_at(res, 0, 0, &owner) &&
+	else if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &owner) &&
 			 bothy_uuid_compare(&owner, &r->person) == 0)
 		gw_trest_error(r, 409, "host_unavailable");
 	else
@@ -299,8 +299,8 @@ attach_host_read(void *arg, gw_db_result result, const PGresult *res)
 		gw_trest_unavailable(r);
 		return;
 	}
-	if (PQntuples(res) == 1 && gw_trest_uuid_at(res, 0, 0, &host) &&
-		gw_trest_uuid_at(res, 0, 1, &person) && bothy_uuid_compare(&person, &r->person) == 0 &&
+	if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &host) &&
+		gw_db_uuid_at(res, 0, 1, &person) && bothy_uuid_compare(&person, &r->person) == 0 &&
 		!gw_tpresence_connected(&host, gw_mono_ms()))
 	{
 		gw_trest_error(r, 409, "host_unavailable");
