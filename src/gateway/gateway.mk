@@ -34,6 +34,7 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+                   test/unit/gateway/test_uuidmap \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
@@ -88,8 +89,13 @@ test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
 	    src/gateway/keys/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
-        src/gateway/core/uuidset.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c
+        src/gateway/core/uuidset.h src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c src/gateway/core/uuidmap.c
+
+# The one UUID-keyed map (pure C: no lws), with v7 keys of the generator.
+test/unit/gateway/test_uuidmap: test/unit/gateway/test_uuidmap.c src/gateway/core/uuidmap.c \
+        src/gateway/core/uuidmap.h $(COMMON_SRCS) test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidmap.c $(COMMON_SRCS)
 
 test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/clients/events.c \
         src/gateway/clients/events.h src/gateway/core/uuidlist.c src/gateway/core/uuidlist.h \
