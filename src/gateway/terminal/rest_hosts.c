@@ -38,7 +38,7 @@ hosts_read(void *arg, gw_db_result result, const PGresult *res)
 	int64_t		now = gw_mono_ms();
 	int			i;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 3)
 	{
 		gw_trest_unavailable(r);

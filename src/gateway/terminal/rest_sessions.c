@@ -92,7 +92,7 @@ rechecked(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	bool		passed = false;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || !gw_db_bool(res, &passed))
 	{
 		gw_trest_unavailable(r);
@@ -158,7 +158,7 @@ refused(gw_trest *r, const char *outcome)
 		gw_trest_error(r, 403, "forbidden");
 	else if (strcmp(outcome, "host_unavailable") == 0)
 		gw_trest_error(r, 409, "host_unavailable");
-	else if (strcmp(outcome, "not_detached") == 0 && r->endpoint == GW_TREST_ATTACH)
+	else if (strcmp(outcome, "not_detached") == 0 && r->rc.endpoint == GW_TREST_ATTACH)
 		gw_trest_error(r, 409, "not_detached");
 	else
 	{
@@ -173,7 +173,7 @@ granted(gw_trest *r, gw_db_result result, const PGresult *res, bothy_uuid *id)
 {
 	const char *outcome;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 || PQnfields(res) != 5 || PQgetisnull(res, 0, 0))
 	{
 		gw_trest_unavailable(r);
@@ -211,7 +211,7 @@ owner_read(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	bothy_uuid	owner;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 1)
 		gw_trest_unavailable(r);
 	else if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &owner) &&
@@ -293,7 +293,7 @@ attach_host_read(void *arg, gw_db_result result, const PGresult *res)
 	bothy_uuid	host,
 				person;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 2)
 	{
 		gw_trest_unavailable(r);
@@ -348,7 +348,7 @@ deleted(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	const char *outcome;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 || PQnfields(res) != 1 || PQgetisnull(res, 0, 0))
 	{
 		gw_trest_unavailable(r);
