@@ -14,9 +14,9 @@
  * and free the slots.
  *
  * Slots are kept in a growing core/uuidmap.h by session (a session has
- * one slot per grant that reached this node, rarely more than one).  A slot is freed
- * only at a reap, after the entry point that ended it, so that walks of
- * the table never meet a freed slot.
+ * one slot per grant that reached this node, rarely more than one).  A
+ * slot is freed only at a reap, after the entry point that ended it, so
+ * that walks of the table never meet a freed slot.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -173,7 +173,8 @@ test_growing(void)
 	UNIT_OK(m.count == 0 && gw_uuidmap_first(&m, &many[7].key) == NULL, "growing: all removed");
 	gw_uuidmap_free(&m);
 	UNIT_OK(m.buckets == NULL && m.nbuckets == 0, "growing: free gives the buckets back");
-	UNIT_OK(gw_uuidmap_add(&m, &many[0].link) && item_of(gw_uuidmap_first(&m, &many[0].key)) == &many[0],
+	UNIT_OK(gw_uuidmap_add(&m, &many[0].link) &&
+			item_of(gw_uuidmap_first(&m, &many[0].key)) == &many[0],
 			"growing: usable again after free");
 	gw_uuidmap_remove(&m, &many[0].link);
 	gw_uuidmap_free(&m);
@@ -274,7 +275,8 @@ test_hash(void)
 	UNIT_OK(gw_uuid_hash(&a) == gw_uuid_hash(&b), "hash: over bytes 8..15 only");
 	b = a;
 	b.b[15] = 1;
-	UNIT_OK((gw_uuid_hash(&a) >> 32) != (gw_uuid_hash(&b) >> 32), "hash: the last byte moves the high bits");
+	UNIT_OK((gw_uuid_hash(&a) >> 32) != (gw_uuid_hash(&b) >> 32),
+			"hash: the last byte moves the high bits");
 }
 
 int
