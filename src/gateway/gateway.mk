@@ -33,7 +33,8 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
-                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
+                   test/unit/gateway/test_uuidmap \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
@@ -51,9 +52,10 @@ test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c src/common/intparse.c
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
-        src/gateway/clients/protocol.h $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
+        src/gateway/clients/protocol.h src/gateway/core/parse.c src/gateway/core/parse.h \
+        $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -I$(GATEWAY_PG_INC) -o $@ $< \
-	    src/gateway/clients/protocol.c $(COMMON_SRCS) -ljansson
+	    src/gateway/clients/protocol.c src/gateway/core/parse.c $(COMMON_SRCS) -ljansson
 
 test/unit/gateway/test_sendq: test/unit/gateway/test_sendq.c src/gateway/core/sendq.c \
         src/gateway/core/sendq.h test/unit/unit.h
@@ -66,9 +68,11 @@ test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/termi
 # The control connection's messages and the host's signatures (libsodium:
 # its base64 and Ed25519).
 GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
-                   src/gateway/terminal/model.c src/common/base64url.c
+                   src/gateway/terminal/model.c src/common/base64url.c \
+                   src/gateway/core/parse.c
 test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
         src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
+        src/gateway/core/parse.h \
         $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \
 	    -lsodium -ljansson
@@ -76,8 +80,10 @@ test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRC
 # The relay's state machine with a fake clock and a recording io.
 test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
         src/gateway/terminal/relay_slot.c src/gateway/terminal/relay_slot.h \
+        src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h \
         src/gateway/terminal/model.h $(COMMON_SRCS) test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_slot.c $(COMMON_SRCS)
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_slot.c \
+	    src/gateway/core/uuidmap.c $(COMMON_SRCS)
 
 # The stream's text messages (jansson, and libsodium under the base64url codec).
 test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
@@ -87,8 +93,13 @@ test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
 	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
-        src/gateway/core/uuidset.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c
+        src/gateway/core/uuidset.h src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c src/gateway/core/uuidmap.c
+
+# The one UUID-keyed map (pure C: no lws), with v7 keys of the generator.
+test/unit/gateway/test_uuidmap: test/unit/gateway/test_uuidmap.c src/gateway/core/uuidmap.c \
+        src/gateway/core/uuidmap.h $(COMMON_SRCS) test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidmap.c $(COMMON_SRCS)
 
 test/unit/gateway/test_events: test/unit/gateway/test_events.c src/gateway/clients/events.c \
         src/gateway/clients/events.h src/gateway/core/uuidlist.c src/gateway/core/uuidlist.h \
@@ -108,7 +119,7 @@ test/unit/gateway/test_route: test/unit/gateway/test_route.c src/gateway/core/ro
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
-               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
                test/unit/gateway/test_events test/unit/gateway/test_route \
                test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire

@@ -391,7 +391,8 @@ def test_every_rest_error_is_in_protocol_md(src):
     """Each status with its {"error":...} body stands on one line of
     protocol.md, and a failure counted by status is one of those."""
     pairs = set()
-    for name in REST_SOURCES + ("core/http.c",):
+    # core/restcall.c: the refusals before a call exists (404, 405, 503)
+    for name in REST_SOURCES + ("core/http.c", "core/restcall.c"):
         pairs |= {(int(st), code) for st, code in
                   re.findall(r'answer_error\(r,\s*(\d{3}),\s*"([a-z_]+)"\)', src[name])}
         statuses = {"HTTP_STATUS_NOT_FOUND": 404, "HTTP_STATUS_METHOD_NOT_ALLOWED": 405,

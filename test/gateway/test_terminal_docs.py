@@ -167,7 +167,8 @@ def rest_errors(src):
     core's refusals of a body included."""
     pairs = set()
     for name, text in src.items():
-        if name.startswith("terminal/rest"):
+        # core/restcall.c: the engine's refusals before a call exists (404, 405, 503)
+        if name.startswith("terminal/rest") or name == "core/restcall.c":
             pairs |= {(int(st), code) for st, code in
                       re.findall(r'gw_trest_error\(r,\s*(\d{3}),\s*"([a-z_]+)"\)', text)}
             pairs |= {(st, code) for st, code in

@@ -20,6 +20,7 @@
 #include "clients/stats.h"
 #include "core/conn.h"
 #include "core/db.h"
+#include "core/uuidmap.h"
 #include "uuid.h"
 
 /*
@@ -61,7 +62,7 @@ typedef struct gw_client
 	int64_t		saved_acked;	/* agent: the highest the database confirmed */
 	int64_t		saving_acked;	/* agent: the one the running save carries */
 	int64_t		ack_next;		/* agent: the ack waiting (ack_pending) */
-	lws_dll2_t	in_index[3];	/* hub: session, principal, device */
+	gw_uuidmap_link in_index[3];	/* hub: session, principal, device */
 	int64_t		quiet_until;	/* no identify, or no message, by then: session.c */
 	int64_t		renew_at;		/* agent: the next save that renews the lease */
 	gw_db_call *call;			/* the running database call, or NULL */

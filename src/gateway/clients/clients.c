@@ -25,6 +25,7 @@
 #include "clients/stream.h"
 #include "clients/typing.h"
 #include "core/node.h"
+#include "core/restcall.h"
 #include "logline.h"
 #include "signal.h"
 
@@ -79,8 +80,9 @@ static const gw_ws_endpoint *const endpoints[] = {&gw_clients_ws, NULL};
 static const gw_http_route rest = {
 	.prefix = "/v1/",
 	.request = gw_rest_request,
-	.writeable = gw_rest_writeable,
-	.closed = gw_rest_closed,
+	/* core/restcall.c: a poll's wait is cancelled through gw_rest_calls.ended */
+	.writeable = gw_restcall_writeable,
+	.closed = gw_restcall_closed,
 };
 
 static const gw_http_route *const http_routes[] = {&rest, NULL};

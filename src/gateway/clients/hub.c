@@ -9,43 +9,42 @@
 #include "clients/clients.h"
 #include "clients/hub.h"
 
-gw_hub		gw_clients_hub;
+static const bothy_uuid *session_key(const gw_uuidmap_link *l);
+static const bothy_uuid *principal_key(const gw_uuidmap_link *l);
+static const bothy_uuid *device_key(const gw_uuidmap_link *l);
 
-static unsigned
-bucket(const bothy_uuid *u)
-{
-	/* the last bytes of a UUID are random in every version in use */
-	return ((unsigned) u->b[14] << 8 | u->b[15]) & (GW_HUB_BUCKETS - 1);
-}
+static gw_uuidmap_link *sessions[GW_HUB_BUCKETS];
+static gw_uuidmap_link *principals[GW_HUB_BUCKETS];
+static gw_uuidmap_link *devices[GW_HUB_BUCKETS];
 
-static lws_dll2_owner_t *
-table(gw_hub *hub, gw_hub_index index)
+gw_hub		gw_clients_hub = {{
+		[GW_HUB_SESSION] = GW_UUIDMAP_FIXED(sessions, session_key),
+		[GW_HUB_PRINCIPAL] = GW_UUIDMAP_FIXED(principals, principal_key),
+		[GW_HUB_DEVICE] = GW_UUIDMAP_FIXED(devices, device_key),
+}};
+
+static gw_client *
+conn_of(const gw_uuidmap_link *l, gw_hub_index index)
 {
-	switch (index)
-	{
-		case GW_HUB_SESSION:
-			return hub->sessions;
-		case GW_HUB_PRINCIPAL:
-			return hub->principals;
-		case GW_HUB_DEVICE:
-			return hub->devices;
-	}
-	return NULL;
+	return (gw_client *) ((const char *) (l - index) - offsetof(gw_client, in_index));
 }
 
 static const bothy_uuid *
-key_of(const gw_client *c, gw_hub_index index)
+session_key(const gw_uuidmap_link *l)
 {
-	switch (index)
-	{
-		case GW_HUB_SESSION:
-			return &c->session;
-		case GW_HUB_PRINCIPAL:
-			return &c->principal;
-		case GW_HUB_DEVICE:
-			return &c->device;
-	}
-	return NULL;
+	return &conn_of(l, GW_HUB_SESSION)->session;
+}
+
+static const bothy_uuid *
+principal_key(const gw_uuidmap_link *l)
+{
+	return &conn_of(l, GW_HUB_PRINCIPAL)->principal;
+}
+
+static const bothy_uuid *
+device_key(const gw_uuidmap_link *l)
+{
+	return &conn_of(l, GW_HUB_DEVICE)->device;
 }
 
 void
@@ -53,9 +52,8 @@ gw_hub_unindex_conn(gw_hub *hub, gw_client *c)
 {
 	int			i;
 
-	(void) hub;
 	for (i = 0; i < 3; i++)
-		lws_dll2_remove(&c->in_index[i]);
+		gw_uuidmap_remove(&hub->index[i], &c->in_index[i]);
 }
 
 void
@@ -67,32 +65,23 @@ gw_hub_index_conn(gw_hub *hub, gw_client *c)
 	{
 		if (i == GW_HUB_DEVICE && c->kind != GW_CONN_PERSON)
 			continue;
-		lws_dll2_add_tail(&c->in_index[i],
-						  &table(hub, (gw_hub_index) i)[bucket(key_of(c, (gw_hub_index) i))]);
+		/* a fixed map: adding cannot fail */
+		gw_uuidmap_add(&hub->index[i], &c->in_index[i]);
 	}
-}
-
-static gw_client *
-conn_of(lws_dll2_t *d, gw_hub_index index)
-{
-	return (gw_client *) ((char *) (d - index) - offsetof(gw_client, in_index));
 }
 
 void
 gw_hub_each(gw_hub *hub, gw_hub_index index, const bothy_uuid *key,
 			gw_hub_visit visit, void *arg)
 {
-	lws_dll2_owner_t *owner = &table(hub, index)[bucket(key)];
-	lws_dll2_t *d,
+	gw_uuidmap *m = &hub->index[index];
+	gw_uuidmap_link *l,
 			   *next;
 
-	for (d = owner->head; d != NULL; d = next)
+	for (l = gw_uuidmap_first(m, key); l != NULL; l = next)
 	{
-		gw_client  *c = conn_of(d, index);
-
-		next = d->next;
-		if (memcmp(key_of(c, index), key, sizeof(*key)) == 0)
-			visit(c, arg);
+		next = gw_uuidmap_next_same(m, l);
+		visit(conn_of(l, index), arg);
 	}
 }
 
@@ -127,41 +116,45 @@ gw_hub_count(const gw_hub *hub)
 	return gw_conn_count(&gw_clients_ws);
 }
 
-/* Whether a connection before stop in the same bucket has c's key and is admitted. */
-static bool
-seen_before(lws_dll2_owner_t *owner, lws_dll2_t *stop, gw_hub_index index,
-			const gw_client *c, gw_hub_filter accept)
+typedef struct key_arg
 {
-	lws_dll2_t *d;
+	gw_hub	   *hub;
+	gw_hub_index index;
+	gw_hub_filter accept;
+	gw_hub_key_visit visit;
+	void	   *arg;
+} key_arg;
 
-	for (d = owner->head; d != stop; d = d->next)
-	{
-		const gw_client *o = conn_of(d, index);
+/* Whether a connection added before l has l's key and is admitted. */
+static bool
+seen_before(const key_arg *k, gw_uuidmap_link *l)
+{
+	const gw_uuidmap *m = &k->hub->index[k->index];
+	gw_uuidmap_link *o;
 
-		if (memcmp(key_of(o, index), key_of(c, index), sizeof(bothy_uuid)) == 0 && accept(o))
+	/* a key's links are few (its devices, say), so the scan back is short */
+	for (o = gw_uuidmap_first(m, m->key(l)); o != l; o = gw_uuidmap_next_same(m, o))
+		if (k->accept(conn_of(o, k->index)))
 			return true;
-	}
 	return false;
+}
+
+static bool
+visit_key(gw_uuidmap_link *l, void *arg)
+{
+	key_arg    *k = arg;
+	gw_client  *c = conn_of(l, k->index);
+
+	if (k->accept(c) && !seen_before(k, l))
+		k->visit(k->hub->index[k->index].key(l), k->arg);
+	return true;
 }
 
 void
 gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
 				gw_hub_key_visit visit, void *arg)
 {
-	lws_dll2_owner_t *buckets = table(hub, index);
-	int			i;
+	key_arg		k = {hub, index, accept, visit, arg};
 
-	/* a bucket holds few connections (a key's all share one), so the scan back is short */
-	for (i = 0; i < GW_HUB_BUCKETS; i++)
-	{
-		lws_dll2_t *d;
-
-		for (d = buckets[i].head; d != NULL; d = d->next)
-		{
-			gw_client  *c = conn_of(d, index);
-
-			if (accept(c) && !seen_before(&buckets[i], d, index, c, accept))
-				visit(key_of(c, index), arg);
-		}
-	}
+	gw_uuidmap_each(&hub->index[index], visit_key, &k);
 }

@@ -7,9 +7,9 @@
  *
  * The indexes are what the cross-node behaviour of issue 5 needs to
  * deliver a signal (device replacement by device, fencing by agent,
- * typing and hints by person): each lookup is one bucket of a fixed
- * hash table of intrusive lists, so an identified connection costs three
- * list nodes and no allocation.
+ * typing and hints by person): each index is a fixed core/uuidmap.h
+ * whose links live in the connection, so an identified connection costs
+ * three links and no allocation, and a lookup is one bucket.
  */
 #ifndef BOTHY_GATEWAY_HUB_H
 #define BOTHY_GATEWAY_HUB_H
@@ -17,20 +17,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <libwebsockets.h>
-
+#include "core/uuidmap.h"
 #include "uuid.h"
 
 #define GW_HUB_BUCKETS 4096		/* a power of two */
 
 struct gw_client;
-
-typedef struct gw_hub
-{
-	lws_dll2_owner_t sessions[GW_HUB_BUCKETS];
-	lws_dll2_owner_t principals[GW_HUB_BUCKETS];
-	lws_dll2_owner_t devices[GW_HUB_BUCKETS];
-} gw_hub;
 
 typedef enum gw_hub_index
 {
@@ -38,6 +30,11 @@ typedef enum gw_hub_index
 	GW_HUB_PRINCIPAL,
 	GW_HUB_DEVICE
 } gw_hub_index;
+
+typedef struct gw_hub
+{
+	gw_uuidmap	index[3];		/* by gw_hub_index */
+} gw_hub;
 
 /* The hub of this node's clients. */
 extern gw_hub gw_clients_hub;

@@ -46,31 +46,6 @@ gw_op_name(gw_op op)
 	return "none";
 }
 
-const char *
-gw_parse_status_code(gw_parse_status s)
-{
-	switch (s)
-	{
-		case GW_PARSE_OK:
-			return "ok";
-		case GW_PARSE_NOT_JSON:
-			return "not_json";
-		case GW_PARSE_NOT_OBJECT:
-			return "not_object";
-		case GW_PARSE_NO_OP:
-			return "no_op";
-		case GW_PARSE_UNKNOWN_OP:
-			return "unknown_op";
-		case GW_PARSE_UNKNOWN_FIELD:
-			return "unknown_field";
-		case GW_PARSE_MISSING_FIELD:
-			return "missing_field";
-		case GW_PARSE_BAD_FIELD:
-			return "bad_field";
-	}
-	return "unknown";
-}
-
 static bool
 get_uuid(json_t *v, bothy_uuid *out)
 {

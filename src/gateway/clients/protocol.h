@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/parse.h"
 #include "keys/token.h"
 #include "uuid.h"
 
@@ -64,18 +65,6 @@ typedef struct gw_msg
 								 * malloc'd; gw_msg_clear frees it */
 } gw_msg;
 
-typedef enum gw_parse_status
-{
-	GW_PARSE_OK = 0,
-	GW_PARSE_NOT_JSON,			/* not one JSON value, or a duplicate member */
-	GW_PARSE_NOT_OBJECT,
-	GW_PARSE_NO_OP,				/* no "op", or not a string */
-	GW_PARSE_UNKNOWN_OP,
-	GW_PARSE_UNKNOWN_FIELD,
-	GW_PARSE_MISSING_FIELD,
-	GW_PARSE_BAD_FIELD			/* wrong type, form or length */
-} gw_parse_status;
-
 /*
  * Parses one message buf[0..len) (not NUL-terminated).  On GW_PARSE_OK the
  * caller owes gw_msg_clear(out); on any other status nothing is held.
@@ -84,9 +73,6 @@ gw_parse_status gw_protocol_parse(const char *buf, size_t len, gw_msg *out);
 
 /* Frees what a parsed message holds (items). */
 void		gw_msg_clear(gw_msg *m);
-
-/* A constant code for logs ("unknown_op"). */
-const char *gw_parse_status_code(gw_parse_status s);
 
 /* The name of an op as clients write it. */
 const char *gw_op_name(gw_op op);

@@ -29,12 +29,6 @@ typedef struct gw_rest gw_rest;
 /* LWS_CALLBACK_HTTP of a path under /v1/: nonzero closes the connection. */
 int			gw_rest_request(struct lws *wsi, gw_conn *c, const char *path);
 
-/* LWS_CALLBACK_HTTP_WRITEABLE while c->rest is set. */
-int			gw_rest_writeable(struct lws *wsi, gw_conn *c);
-
-/* LWS_CALLBACK_CLOSED_HTTP: whatever the call waited for is cancelled. */
-void		gw_rest_closed(gw_conn *c);
-
 /* gateway.agent_event: polls of agent waiting here read again. */
 void		gw_rest_agent_event(const bothy_uuid *agent);
 

@@ -18,6 +18,7 @@
 #include "clients/stats.h"
 #include "core/conn.h"
 #include "core/db.h"
+#include "core/restcall.h"
 #include "keys/token.h"
 
 /*
@@ -38,11 +39,8 @@
 
 struct gw_rest
 {
-	lws_dll2_t	in_calls;		/* every call from its request to its free */
+	gw_restcall rc;				/* first: the engine's part (core/restcall.h) */
 	lws_dll2_t	in_polls;		/* polls waiting for an event */
-	struct lws *wsi;
-	gw_conn    *c;
-	gw_rest_endpoint endpoint;
 	bothy_uuid	principal;		/* the token's agent or person */
 	bothy_uuid	session;		/* poll: the window's holder session */
 	bool		has_after;		/* poll: after given */
@@ -56,11 +54,7 @@ struct gw_rest
 	bothy_uuid	thread;			/* presence */
 	bothy_uuid	ids[LIST_MAX];	/* presence: persons; agents presence: agents */
 	size_t		nids;
-	gw_db_call *call;
 	lws_sorted_usec_list_t sul; /* poll: the wait's end */
-	bool		answered;		/* status and body are set */
-	unsigned	status;
-	gw_text		body;
 };
 
 typedef enum arg_kind
@@ -95,10 +89,20 @@ bool		gw_rest_admit(gw_rest *r, gw_rest_endpoint endpoint, bothy_token_kind kind
 						  const arg_spec *specs, int nspecs, arg_values *v);
 
 /* Sets the answer (the body is taken) and asks for HTTP_WRITEABLE. */
-void		gw_rest_answer(gw_rest *r, unsigned status, gw_text *body);
+static inline void
+gw_rest_answer(gw_rest *r, unsigned status, gw_text *body)
+{
+	gw_restcall_answer(&r->rc, status, body->data, body->len);
+	body->data = NULL;
+	body->len = 0;
+}
 
 /* {"error":code} with status. */
-void		gw_rest_answer_error(gw_rest *r, unsigned status, const char *code);
+static inline void
+gw_rest_answer_error(gw_rest *r, unsigned status, const char *code)
+{
+	gw_restcall_error(&r->rc, status, code);
+}
 
 /* A database call failed: 400 for the caller's bad argument, else 503. */
 void		gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult *res);
@@ -107,11 +111,15 @@ void		gw_rest_answer_db_failure(gw_rest *r, gw_db_result result, const PGresult 
  * The call's query, done(r, ...) at its end; a query that cannot even be
  * sent (the queue full, no memory) is answered 503 at once.  False then.
  */
-bool		gw_rest_submit(gw_rest *r, const char *sql, int nparams,
-						   const char *const *params, gw_db_cb done);
+static inline bool
+gw_rest_submit(gw_rest *r, const char *sql, int nparams, const char *const *params,
+			   gw_db_cb done)
+{
+	return gw_restcall_submit(&r->rc, sql, nparams, params, done);
+}
 
 /* Every call from its request until it is freed (rest.c). */
-extern lws_dll2_owner_t gw_rest_calls;
+extern gw_restcalls gw_rest_calls;
 
 /* Out of the waiting polls, its deadline cancelled (rest_poll.c). */
 void		gw_rest_unwait(gw_rest *r);

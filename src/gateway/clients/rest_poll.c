@@ -67,7 +67,7 @@ wait_deadline(lws_sorted_usec_list_t *sul)
 	gw_rest    *r = lws_container_of(sul, gw_rest, sul);
 
 	gw_rest_unwait(r);
-	if (r->call == NULL)
+	if (r->rc.call == NULL)
 		answer_empty(r);
 	/* else the read in flight answers, as nothing waits any more */
 }
@@ -80,7 +80,7 @@ events_read(void *arg, gw_db_result result, const PGresult *res)
 	gw_text		body;
 	int			i;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK)
 	{
 		gw_rest_answer_db_failure(r, result, res);
@@ -142,7 +142,7 @@ holder_checked(void *arg, gw_db_result result, const PGresult *res)
 	gw_rest    *r = arg;
 	bool		holds;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || !gw_db_bool(res, &holds))
 	{
 		gw_rest_answer_db_failure(r, result, res);
@@ -172,7 +172,7 @@ check_holder(gw_rest *r)
 				holder[BOTHY_UUID_STRLEN + 1];
 	const char *params[2] = {agent, holder};
 
-	if (r->call != NULL)
+	if (r->rc.call != NULL)
 	{
 		r->recheck = true;
 		return;
@@ -186,13 +186,13 @@ check_holder(gw_rest *r)
 static void
 read_events(gw_rest *r)
 {
-	if (r->call != NULL)
+	if (r->rc.call != NULL)
 	{
 		r->wake = true;
 		return;
 	}
-	r->call = gw_agent_events_read(&r->principal, &r->session, r->after, r->max, events_read, r);
-	if (r->call == NULL)
+	r->rc.call = gw_agent_events_read(&r->principal, &r->session, r->after, r->max, events_read, r);
+	if (r->rc.call == NULL)
 		gw_rest_answer_error(r, 503, "unavailable");
 }
 
@@ -202,7 +202,7 @@ taken(void *arg, gw_db_result result, const PGresult *res)
 	gw_rest    *r = arg;
 	long		acked;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 ||
 		!bothy_parse_int(PQgetvalue(res, 0, 0), 0, INT64_C(9007199254740991), &acked))
 	{
@@ -281,12 +281,12 @@ gw_rest_fenced(const bothy_uuid *agent, const bothy_uuid *session)
 			   *next;
 
 	/* every call, also a poll whose own take still runs: heard now, checked after */
-	for (d = gw_rest_calls.head; d != NULL; d = next)
+	for (d = gw_rest_calls.calls.head; d != NULL; d = next)
 	{
-		gw_rest    *r = lws_container_of(d, gw_rest, in_calls);
+		gw_rest    *r = lws_container_of(d, gw_rest, rc.in_calls);
 
 		next = d->next;
-		if (r->endpoint != GW_REST_AGENT_EVENTS || r->answered ||
+		if (r->rc.endpoint != GW_REST_AGENT_EVENTS || r->rc.answered ||
 			bothy_uuid_compare(&r->principal, agent) != 0 ||
 			bothy_uuid_compare(&r->session, session) == 0)
 			continue;

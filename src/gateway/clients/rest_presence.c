@@ -103,7 +103,7 @@ status_read(void *arg, gw_db_result result, const PGresult *res)
 	json_t	   *list = json_array();
 	size_t		i;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK)
 	{
 		json_decref(list);
@@ -169,7 +169,7 @@ presence_read(void *arg, gw_db_result result, const PGresult *res)
 	json_t	   *rows;
 	bool		allowed;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 2 || !gw_db_bool_at(res, 0, &allowed))
 	{
 		gw_rest_answer_db_failure(r, result, res);

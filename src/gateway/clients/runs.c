@@ -17,6 +17,7 @@
 #include "clients/stats.h"
 #include "core/listener.h"
 #include "core/node.h"
+#include "core/uuidmap.h"
 #include "intparse.h"
 #include "logline.h"
 
@@ -25,7 +26,7 @@
 
 typedef struct run_entry
 {
-	lws_dll2_t	in_bucket;
+	gw_uuidmap_link in_runs;	/* runs, by run */
 	bothy_uuid	run;
 	bothy_uuid	thread;			/* of the newest signal */
 	int64_t		wanted;			/* highest version signalled */
@@ -40,7 +41,10 @@ typedef struct run_entry
 	lws_sorted_usec_list_t sul; /* window end, or the idle expiry */
 } run_entry;
 
-static lws_dll2_owner_t buckets[RUN_BUCKETS];
+static const bothy_uuid *run_key(const gw_uuidmap_link *l);
+
+static gw_uuidmap_link *buckets[RUN_BUCKETS];
+static gw_uuidmap runs = GW_UUIDMAP_FIXED(buckets, run_key);
 
 /* The head of a read: the document, its version and the first part's admitted. */
 static const char sql_read[] =
@@ -49,25 +53,18 @@ static const char sql_read[] =
 
 static void start_read(run_entry *e);
 
-static lws_dll2_owner_t *
-bucket_of(const bothy_uuid *run)
+static const bothy_uuid *
+run_key(const gw_uuidmap_link *l)
 {
-	return &buckets[((unsigned) run->b[14] << 8 | run->b[15]) & (RUN_BUCKETS - 1)];
+	return &lws_container_of(l, run_entry, in_runs)->run;
 }
 
 static run_entry *
 find(const bothy_uuid *run)
 {
-	lws_dll2_t *d;
+	gw_uuidmap_link *l = gw_uuidmap_first(&runs, run);
 
-	for (d = bucket_of(run)->head; d != NULL; d = d->next)
-	{
-		run_entry  *e = lws_container_of(d, run_entry, in_bucket);
-
-		if (bothy_uuid_compare(&e->run, run) == 0)
-			return e;
-	}
-	return NULL;
+	return l == NULL ? NULL : lws_container_of(l, run_entry, in_runs);
 }
 
 static void
@@ -76,7 +73,7 @@ drop(run_entry *e)
 	lws_sul_cancel(&e->sul);
 	gw_audience_cancel(e->call);
 	gw_text_free(&e->ev);
-	lws_dll2_remove(&e->in_bucket);
+	gw_uuidmap_remove(&runs, &e->in_runs);
 	free(e);
 }
 
@@ -226,7 +223,7 @@ gw_runs_signal(const bothy_signal *sig)
 			return;
 		e->run = sig->run;
 		e->wanted = e->delivered = -1;
-		lws_dll2_add_tail(&e->in_bucket, bucket_of(&sig->run));
+		gw_uuidmap_add(&runs, &e->in_runs);	/* fixed: cannot fail */
 	}
 	e->last_signal = now;
 	if (sig->version <= e->wanted || sig->version <= e->delivered)
@@ -252,12 +249,16 @@ gw_runs_signal(const bothy_signal *sig)
 		schedule_next(e);
 }
 
+static bool
+drop_each(gw_uuidmap_link *l, void *arg)
+{
+	(void) arg;
+	drop(lws_container_of(l, run_entry, in_runs));
+	return true;
+}
+
 void
 gw_runs_stop(void)
 {
-	int			i;
-
-	for (i = 0; i < RUN_BUCKETS; i++)
-		while (buckets[i].head != NULL)
-			drop(lws_container_of(buckets[i].head, run_entry, in_bucket));
+	gw_uuidmap_each(&runs, drop_each, NULL);
 }

@@ -513,6 +513,13 @@ gw_db_bool(const PGresult *res, bool *value)
 }
 
 bool
+gw_db_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out)
+{
+	return !PQgetisnull(res, row, col) &&
+		bothy_uuid_parse(PQgetvalue(res, row, col), (size_t) PQgetlength(res, row, col), out);
+}
+
+bool
 gw_db_up(const gw_db *db)
 {
 	int			i;

@@ -18,6 +18,7 @@
 #include <libwebsockets.h>
 
 #include "core/metrics.h"
+#include "uuid.h"
 
 #define GW_DB_MAX_PARAMS 8
 #define GW_DB_MAX_QUEUE 100000	/* calls waiting at once; more are refused */
@@ -77,6 +78,13 @@ void		gw_db_cancel(gw_db_call *call);
  */
 bool		gw_db_bool_at(const PGresult *res, int col, bool *value);
 bool		gw_db_bool(const PGresult *res, bool *value);
+
+/*
+ * A UUID column of a row, strictly (bothy_uuid_parse): false when it is
+ * NULL or not a UUID's text.  Logs nothing; each caller says what the row
+ * was for.
+ */
+bool		gw_db_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out);
 
 /* At least one query connection is open. */
 bool		gw_db_up(const gw_db *db);

@@ -3,12 +3,14 @@
  *		A growing set of UUIDs (see uuidset.h).
  *
  * Kept at most half full, so a probe ends after a few slots.  The hash
- * mixes the last eight bytes: random in a UUIDv7 (and in a v4), while the
- * first bytes of v7s made in one millisecond are equal.
+ * is gw_uuid_hash (core/uuidmap.h), over the last eight bytes: random in
+ * a UUIDv7 (and in a v4), while the first bytes of v7s made in one
+ * millisecond are equal.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/uuidmap.h"
 #include "core/uuidset.h"
 
 #define MIN_CAP 64
@@ -18,14 +20,8 @@
 static size_t
 slot_of(const bothy_uuid *u, size_t cap)
 {
-	uint64_t	h = 0;
-	int			i;
-
-	for (i = 8; i < 16; i++)
-		h = h << 8 | u->b[i];
-	/* Fibonacci hashing: the high bits of the product are well mixed */
-	h *= UINT64_C(0x9e3779b97f4a7c15);
-	return (size_t) (h >> 32) & (cap - 1);
+	/* the one UUID hash of the gateway (core/uuidmap.h), its high bits */
+	return (size_t) (gw_uuid_hash(u) >> 32) & (cap - 1);
 }
 
 /* The slot holding u, or the free slot where it belongs. */

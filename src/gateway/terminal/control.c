@@ -467,16 +467,16 @@ message(gw_conn *c, const char *msg, size_t len, bool binary)
 {
 	gw_tconn   *tc = gw_tconn_of(c);
 	gw_tmsg		m;
-	gw_tparse	status;
+	gw_parse_status	status;
 
 	(void) binary;				/* the endpoint takes none: the core closes with 4002 */
 	if (c->state == GW_CONN_CLOSING)
 		return;
 	status = gw_tmsg_parse(msg, len, &m);
-	if (status != GW_TPARSE_OK)
+	if (status != GW_PARSE_OK)
 	{
 		gw_logf(GW_LOG_INFO, "terminal control connection closed: malformed message", "reason=%s",
-				gw_tparse_code(status));
+				gw_parse_status_code(status));
 		gw_conn_close(c, GW_TCODE_MALFORMED, "malformed message");
 		return;
 	}

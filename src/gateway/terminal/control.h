@@ -24,6 +24,7 @@
 
 #include "core/conn.h"
 #include "core/db.h"
+#include "core/uuidmap.h"
 #include "terminal/model.h"
 #include "terminal/wire.h"
 #include "uuid.h"
@@ -48,7 +49,7 @@ typedef enum gw_tconn_state
 typedef struct gw_tconn
 {
 	gw_conn		conn;			/* the transport's part: first */
-	lws_dll2_t	in_host;		/* hosts.c: the connections of its host, from hello or pair */
+	gw_uuidmap_link in_host;	/* hosts.c: the connections of its host, from hello or pair */
 	bothy_uuid	id;				/* conn: a UUIDv7 of this node, drawn at the upgrade */
 	bothy_uuid	host;			/* claimed by hello or pair, proven at ready */
 	uint8_t		key[GW_TKEY_BYTES];	/* the key it proved (ready on) */

@@ -87,7 +87,7 @@ read_row(const PGresult *res, int i, bothy_uuid *host, known *k)
 
 	memset(k, 0, sizeof(*k));
 	k->exists = true;
-	if (PQgetisnull(res, i, 0) || !bothy_uuid_parse(PQgetvalue(res, i, 0), strlen(PQgetvalue(res, i, 0)), host) ||
+	if (!gw_db_uuid_at(res, i, 0, host) ||
 		PQgetisnull(res, i, 1) || !gw_thost_parse(state, strlen(state), &k->state))
 		return false;
 	if (PQgetisnull(res, i, 2))

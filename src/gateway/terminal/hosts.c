@@ -4,21 +4,21 @@
  */
 #include "terminal/hosts.h"
 
-static lws_dll2_owner_t buckets[GW_THOSTS_BUCKETS];
-
-static lws_dll2_owner_t *
-bucket(const bothy_uuid *u)
+static const bothy_uuid *
+host_key(const gw_uuidmap_link *l)
 {
-	/* the last bytes of a UUIDv7 are random */
-	return &buckets[((unsigned) u->b[14] << 8 | u->b[15]) & (GW_THOSTS_BUCKETS - 1)];
+	return &lws_container_of(l, gw_tconn, in_host)->host;
 }
+
+static gw_uuidmap_link *buckets[GW_THOSTS_BUCKETS];
+static gw_uuidmap hosts = GW_UUIDMAP_FIXED(buckets, host_key);
 
 void
 gw_thosts_add(gw_tconn *tc)
 {
 	if (tc->indexed)
 		return;
-	lws_dll2_add_tail(&tc->in_host, bucket(&tc->host));
+	gw_uuidmap_add(&hosts, &tc->in_host);	/* fixed: cannot fail */
 	tc->indexed = true;
 }
 
@@ -27,23 +27,20 @@ gw_thosts_remove(gw_tconn *tc)
 {
 	if (!tc->indexed)
 		return;
-	lws_dll2_remove(&tc->in_host);
+	gw_uuidmap_remove(&hosts, &tc->in_host);
 	tc->indexed = false;
 }
 
 void
 gw_thosts_each(const bothy_uuid *host, gw_thosts_visit visit, void *arg)
 {
-	lws_dll2_t *d,
+	gw_uuidmap_link *l,
 			   *next;
 
-	for (d = bucket(host)->head; d != NULL; d = next)
+	for (l = gw_uuidmap_first(&hosts, host); l != NULL; l = next)
 	{
-		gw_tconn   *tc = lws_container_of(d, gw_tconn, in_host);
-
-		next = d->next;
-		if (bothy_uuid_compare(&tc->host, host) == 0)
-			visit(tc, arg);
+		next = gw_uuidmap_next_same(&hosts, l);
+		visit(lws_container_of(l, gw_tconn, in_host), arg);
 	}
 }
 
@@ -51,14 +48,13 @@ gw_thosts_each(const bothy_uuid *host, gw_thosts_visit visit, void *arg)
 static gw_tconn *
 first_of(const bothy_uuid *host, const bothy_uuid *conn, bool (*admits) (const gw_tconn *tc))
 {
-	lws_dll2_t *d;
+	gw_uuidmap_link *l;
 
-	for (d = bucket(host)->head; d != NULL; d = d->next)
+	for (l = gw_uuidmap_first(&hosts, host); l != NULL; l = gw_uuidmap_next_same(&hosts, l))
 	{
-		gw_tconn   *tc = lws_container_of(d, gw_tconn, in_host);
+		gw_tconn   *tc = lws_container_of(l, gw_tconn, in_host);
 
-		if (bothy_uuid_compare(&tc->host, host) == 0 &&
-			(conn == NULL || bothy_uuid_compare(&tc->id, conn) == 0) &&
+		if ((conn == NULL || bothy_uuid_compare(&tc->id, conn) == 0) &&
 			(admits == NULL || admits(tc)))
 			return tc;
 	}

@@ -2,8 +2,8 @@
  * terminal/hosts.h
  *		This node's control connections by host: every signal, log row
  *		and REST call of the terminal names a host, and each lookup is one
- *		bucket of a fixed hash table of intrusive lists (the connection
- *		carries its list node, so an indexed connection allocates nothing).
+ *		bucket of a fixed core/uuidmap.h (the connection carries its link,
+ *		so an indexed connection allocates nothing).
  *
  * A connection enters its host's list at hello or pair, before the
  * database proved the claim, and leaves it when it closes: every visitor

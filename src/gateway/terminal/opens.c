@@ -37,14 +37,6 @@ static const char sql_reported[] =
 "SELECT r FROM unnest($1::uuid[]) r "
 "EXCEPT SELECT s.session FROM bothy.terminal_host_sessions($2::uuid) s";
 
-/* A UUID column of a row, strictly. */
-static bool
-uuid_at(const PGresult *res, int row, int col, bothy_uuid *out)
-{
-	return !PQgetisnull(res, row, col) &&
-		bothy_uuid_parse(PQgetvalue(res, row, col), strlen(PQgetvalue(res, row, col)), out);
-}
-
 static void
 send_open(gw_tconn *tc, const bothy_uuid *session, const bothy_uuid *grant,
 		  const bothy_uuid *device)
@@ -93,8 +85,8 @@ host_sessions_read(gw_tconn *tc, gw_db_result result, const PGresult *res, const
 					device,
 					grant;
 
-		if (!uuid_at(res, i, 0, &session) || !uuid_at(res, i, 1, &device) ||
-			!uuid_at(res, i, 2, &grant))
+		if (!gw_db_uuid_at(res, i, 0, &session) || !gw_db_uuid_at(res, i, 1, &device) ||
+			!gw_db_uuid_at(res, i, 2, &grant))
 		{
 			gw_log(GW_LOG_ERROR, "terminal sessions answer not understood");
 			return;
@@ -165,8 +157,8 @@ expectation_read(void *arg, gw_db_result result, const PGresult *res)
 	gw_tcontrol_call_ended();
 	if (result != GW_DB_OK || PQnfields(res) != 3)
 		gw_log(GW_LOG_WARN, "terminal session not read for session.open");
-	else if (PQntuples(res) == 1 && uuid_at(res, 0, 0, &host) &&
-			 uuid_at(res, 0, 1, &o->device) && uuid_at(res, 0, 2, &o->grant))
+	else if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &host) &&
+			 gw_db_uuid_at(res, 0, 1, &o->device) && gw_db_uuid_at(res, 0, 2, &o->grant))
 	{
 		/* closed since, or not this host's: nothing to open */
 		if (bothy_uuid_compare(&host, &o->host) == 0)
@@ -261,7 +253,7 @@ reported_read(gw_tconn *tc, gw_db_result result, const PGresult *res, const void
 	{
 		bothy_uuid	session;
 
-		if (uuid_at(res, i, 0, &session))
+		if (gw_db_uuid_at(res, i, 0, &session))
 			send_close(tc, &session);
 	}
 }

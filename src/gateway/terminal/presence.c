@@ -2,8 +2,8 @@
  * terminal/presence.c
  *		Host presence across nodes (see presence.h).
  *
- * Entries live in a fixed hash table of intrusive lists by host, each
- * malloc'd when first heard.  Expiry is a walk of every entry once a
+ * Entries live in a fixed core/uuidmap.h by host, each malloc'd when
+ * first heard.  Expiry is a walk of every entry once a
  * second: the entries are the cluster's connected hosts, and a walk is
  * cheaper than a timer per entry re-armed at every heartbeat.
  *
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "core/node.h"
+#include "core/uuidmap.h"
 #include "terminal/hosts.h"
 #include "terminal/presence.h"
 #include "terminal/send.h"
@@ -26,22 +27,23 @@
 
 typedef struct entry
 {
-	lws_dll2_t	in_bucket;
+	gw_uuidmap_link in_hosts;	/* hosts, by host */
 	bothy_uuid	host;
 	bothy_uuid	conn;
 	int64_t		heard;			/* gw_mono_ms of its last announcement, or of its gone */
 	bool		gone;			/* a tombstone: terminal.host_gone was heard */
 } entry;
 
-static lws_dll2_owner_t buckets[BUCKETS];
+static const bothy_uuid *
+host_key(const gw_uuidmap_link *l)
+{
+	return &lws_container_of(l, entry, in_hosts)->host;
+}
+
+static gw_uuidmap_link *buckets[BUCKETS];
+static gw_uuidmap hosts = GW_UUIDMAP_FIXED(buckets, host_key);
 static uint32_t nentries;		/* tombstones included */
 static uint32_t nlive;			/* not gone */
-
-static lws_dll2_owner_t *
-bucket(const bothy_uuid *host)
-{
-	return &buckets[((unsigned) host->b[14] << 8 | host->b[15]) & (BUCKETS - 1)];
-}
 
 int64_t
 gw_tpresence_window(void)
@@ -52,13 +54,13 @@ gw_tpresence_window(void)
 static entry *
 find(const bothy_uuid *host, const bothy_uuid *conn)
 {
-	lws_dll2_t *d;
+	gw_uuidmap_link *l;
 
-	for (d = bucket(host)->head; d != NULL; d = d->next)
+	for (l = gw_uuidmap_first(&hosts, host); l != NULL; l = gw_uuidmap_next_same(&hosts, l))
 	{
-		entry	   *e = lws_container_of(d, entry, in_bucket);
+		entry	   *e = lws_container_of(l, entry, in_hosts);
 
-		if (bothy_uuid_compare(&e->conn, conn) == 0 && bothy_uuid_compare(&e->host, host) == 0)
+		if (bothy_uuid_compare(&e->conn, conn) == 0)
 			return e;
 	}
 	return NULL;
@@ -67,7 +69,7 @@ find(const bothy_uuid *host, const bothy_uuid *conn)
 static void
 drop(entry *e)
 {
-	lws_dll2_remove(&e->in_bucket);
+	gw_uuidmap_remove(&hosts, &e->in_hosts);
 	if (!e->gone)
 		nlive--;
 	free(e);
@@ -89,7 +91,7 @@ entry_of(const bothy_uuid *host, const bothy_uuid *conn)
 	}
 	e->host = *host;
 	e->conn = *conn;
-	lws_dll2_add_tail(&e->in_bucket, bucket(host));
+	gw_uuidmap_add(&hosts, &e->in_hosts);	/* fixed: cannot fail */
 	nentries++;
 	nlive++;
 	return e;
@@ -120,14 +122,14 @@ bool
 gw_tpresence_counts(const bothy_uuid *host, int64_t now)
 {
 	int64_t		window = gw_tpresence_window();
-	lws_dll2_t *d;
+	gw_uuidmap_link *l;
 
-	for (d = bucket(host)->head; d != NULL; d = d->next)
+	for (l = gw_uuidmap_first(&hosts, host); l != NULL; l = gw_uuidmap_next_same(&hosts, l))
 	{
-		entry	   *e = lws_container_of(d, entry, in_bucket);
+		entry	   *e = lws_container_of(l, entry, in_hosts);
 
 		/* inclusive: no more than the window since its last announcement */
-		if (!e->gone && bothy_uuid_compare(&e->host, host) == 0 && now - e->heard <= window)
+		if (!e->gone && now - e->heard <= window)
 			return true;
 	}
 	return false;
@@ -139,26 +141,30 @@ gw_tpresence_connected(const bothy_uuid *host, int64_t now)
 	return gw_thosts_connected(host) || gw_tpresence_counts(host, now);
 }
 
+typedef struct expiry
+{
+	int64_t		now;
+	int64_t		window;
+} expiry;
+
+static bool
+expire_one(gw_uuidmap_link *l, void *arg)
+{
+	const expiry *x = arg;
+	entry	   *e = lws_container_of(l, entry, in_hosts);
+
+	if (x->now - e->heard > x->window)
+		drop(e);
+	return nentries > 0;		/* an empty view needs no more of the walk */
+}
+
 void
 gw_tpresence_expire(int64_t now)
 {
-	int64_t		window = gw_tpresence_window();
-	int			i;
+	expiry		x = {now, gw_tpresence_window()};
 
-	for (i = 0; i < BUCKETS && nentries > 0; i++)
-	{
-		lws_dll2_t *d,
-				   *next;
-
-		for (d = buckets[i].head; d != NULL; d = next)
-		{
-			entry	   *e = lws_container_of(d, entry, in_bucket);
-
-			next = d->next;
-			if (now - e->heard > window)
-				drop(e);
-		}
-	}
+	if (nentries > 0)
+		gw_uuidmap_each(&hosts, expire_one, &x);
 }
 
 uint32_t

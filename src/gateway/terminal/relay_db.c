@@ -48,13 +48,6 @@ static const char *const sql_of[GW_RCALL_COUNT] = {
 	[GW_RCALL_BY_HOST] = "SELECT bothy.terminal_session_end($1::uuid, 'closed_by_host')",
 };
 
-static bool
-uuid_at(const PGresult *res, int col, bothy_uuid *out)
-{
-	return !PQgetisnull(res, 0, col) &&
-		bothy_uuid_parse(PQgetvalue(res, 0, col), (size_t) PQgetlength(res, 0, col), out);
-}
-
 bool
 gw_rdb_expectation(const PGresult *res, int col, gw_rrow *row, bool *exists)
 {
@@ -66,7 +59,7 @@ gw_rdb_expectation(const PGresult *res, int col, gw_rrow *row, bool *exists)
 		goto bad;
 	if (PQgetisnull(res, 0, col))
 		return true;			/* no row: closed or unknown */
-	if (!uuid_at(res, col, &row->host) || !uuid_at(res, col + 1, &row->grant) ||
+	if (!gw_db_uuid_at(res, 0, col, &row->host) || !gw_db_uuid_at(res, 0, col + 1, &row->grant) ||
 		!gw_tstate_parse(PQgetvalue(res, 0, col + 2), (size_t) PQgetlength(res, 0, col + 2),
 						 &row->state) ||
 		row->state == GW_TSTATE_CLOSED ||

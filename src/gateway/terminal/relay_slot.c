@@ -13,10 +13,10 @@
  * with 1000 (a side still alone when an opening ended open_timeout: 4102)
  * and free the slots.
  *
- * Slots are kept in a hash table by session (a session has one slot per
- * grant that reached this node, rarely more than one).  A slot is freed
- * only at a reap, after the entry point that ended it, so that walks of
- * the table never meet a freed slot.
+ * Slots are kept in a growing core/uuidmap.h by session (a session has
+ * one slot per grant that reached this node, rarely more than one).  A
+ * slot is freed only at a reap, after the entry point that ended it, so
+ * that walks of the table never meet a freed slot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +24,28 @@
 #include "terminal/relay_slot.h"
 
 #define BIT(call) ((uint8_t) (1u << (call)))
-#define MIN_BUCKETS 64
 
 static const gw_rslot_io *io;
 static int64_t open_timeout = 30000;
 static int64_t idle_timeout = 1800000;
 static bool stopping;
 
-static gw_rslot **buckets;
-static size_t nbuckets;			/* 0 or a power of two */
-static size_t nslots;			/* live and dead, in the table */
 static gw_rslot *dead;			/* ended, to be unlinked and freed */
 
-static size_t
-bucket_of(const bothy_uuid *session)
+static gw_rslot *
+slot_of(const gw_uuidmap_link *l)
 {
-	uint64_t	h = 1469598103934665603ULL;
-	int			i;
-
-	/* FNV-1a over all 16 bytes: a UUIDv7 begins with a clock */
-	for (i = 0; i < 16; i++)
-		h = (h ^ session->b[i]) * 1099511628211ULL;
-	return (size_t) (h ^ (h >> 32)) & (nbuckets - 1);
+	return l == NULL ? NULL : (gw_rslot *) ((const char *) l - offsetof(gw_rslot, in_slots));
 }
+
+static const bothy_uuid *
+session_key(const gw_uuidmap_link *l)
+{
+	return &slot_of(l)->session;
+}
+
+/* live and dead slots; it doubles once it holds more slots than buckets */
+static gw_uuidmap slots = GW_UUIDMAP_GROWING(session_key);
 
 static bool
 same(const bothy_uuid *a, const bothy_uuid *b)
@@ -66,37 +65,6 @@ newer_grant(gw_rslot *s, const bothy_uuid *grant)
 		s->stale = true;
 }
 
-/* Doubles the table once it holds more slots than buckets. */
-static void
-grow(void)
-{
-	size_t		n = nbuckets == 0 ? MIN_BUCKETS : nbuckets * 2;
-	gw_rslot  **nb = calloc(n, sizeof(*nb));
-	size_t		i,
-				old = nbuckets;
-	gw_rslot  **ob = buckets;
-
-	if (nb == NULL)
-		return;					/* longer chains, still correct */
-	buckets = nb;
-	nbuckets = n;
-	for (i = 0; i < old; i++)
-	{
-		gw_rslot   *s = ob[i],
-				   *next;
-
-		for (; s != NULL; s = next)
-		{
-			size_t		b = bucket_of(&s->session);
-
-			next = s->next;
-			s->next = buckets[b];
-			buckets[b] = s;
-		}
-	}
-	free(ob);
-}
-
 /* Unlinks and frees the slots that ended. */
 static void
 reap(void)
@@ -104,13 +72,9 @@ reap(void)
 	while (dead != NULL)
 	{
 		gw_rslot   *s = dead;
-		gw_rslot  **p = &buckets[bucket_of(&s->session)];
 
 		dead = s->next_dead;
-		while (*p != s)
-			p = &(*p)->next;
-		*p = s->next;
-		nslots--;
+		gw_uuidmap_remove(&slots, &s->in_slots);
 		free(s);
 	}
 }
@@ -143,32 +107,39 @@ gw_rslots_configure(int64_t open_timeout_ms, int64_t idle_timeout_ms)
 gw_rslot *
 gw_rslots_find(const bothy_uuid *session, const bothy_uuid *grant)
 {
-	gw_rslot   *s;
+	gw_uuidmap_link *l;
 
-	if (nbuckets == 0)
-		return NULL;
-	for (s = buckets[bucket_of(session)]; s != NULL; s = s->next)
-		if (!s->dead && same(&s->session, session) && same(&s->grant, grant))
-			return s;
+	for (l = gw_uuidmap_first(&slots, session); l != NULL; l = gw_uuidmap_next_same(&slots, l))
+		if (!slot_of(l)->dead && same(&slot_of(l)->grant, grant))
+			return slot_of(l);
 	return NULL;
+}
+
+typedef struct slot_walk
+{
+	bool		(*visit) (gw_rslot *s, int64_t now);
+	int64_t		now;
+	bool		any;			/* one visit said so */
+} slot_walk;
+
+static bool
+walk_slot(gw_uuidmap_link *l, void *arg)
+{
+	slot_walk  *w = arg;
+
+	if (!slot_of(l)->dead)
+		w->any = w->visit(slot_of(l), w->now) || w->any;
+	return true;
 }
 
 /* Calls visit for every live slot (visit may kill it); true when one visit said so. */
 static bool
 each_slot(bool (*visit) (gw_rslot *s, int64_t now), int64_t now)
 {
-	size_t		i;
-	bool		any = false;
+	slot_walk	w = {visit, now, false};
 
-	for (i = 0; i < nbuckets; i++)
-	{
-		gw_rslot   *s;
-
-		for (s = buckets[i]; s != NULL; s = s->next)
-			if (!s->dead)
-				any = visit(s, now) || any;
-	}
-	return any;
+	gw_uuidmap_each(&slots, walk_slot, &w);
+	return w.any;
 }
 
 /* Calls visit for every live slot of a session (visit may kill it). */
@@ -176,13 +147,11 @@ static void
 each_of_session(const bothy_uuid *session, void (*visit) (gw_rslot *s, const void *arg),
 				const void *arg)
 {
-	gw_rslot   *s;
+	gw_uuidmap_link *l;
 
-	if (nbuckets == 0)
-		return;
-	for (s = buckets[bucket_of(session)]; s != NULL; s = s->next)
-		if (!s->dead && same(&s->session, session))
-			visit(s, arg);
+	for (l = gw_uuidmap_first(&slots, session); l != NULL; l = gw_uuidmap_next_same(&slots, l))
+		if (!slot_of(l)->dead)
+			visit(slot_of(l), arg);
 }
 
 /* Asks for a call; it starts now unless the same call is in flight. */
@@ -261,14 +230,12 @@ gw_rslot *
 gw_rslots_expect(const bothy_uuid *session, const gw_rrow *row, int64_t now)
 {
 	gw_rslot   *s = gw_rslots_find(session, &row->grant);
-	gw_rslot   *o;
+	gw_uuidmap_link *l;
 
 	/* an expectation with the grant a slot holds changes nothing (D-M2-47-21) */
 	if (s != NULL)
 		return s;
-	if (nslots >= nbuckets)
-		grow();
-	if (nbuckets == 0 || (s = calloc(1, sizeof(*s))) == NULL)
+	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	s->session = *session;
 	s->grant = row->grant;
@@ -279,15 +246,18 @@ gw_rslots_expect(const bothy_uuid *session, const gw_rrow *row, int64_t now)
 	s->started = row->state == GW_TSTATE_ACTIVE;
 	s->deadline = s->started ? 0 : now + (row->grant_left_ms > 0 ? row->grant_left_ms : 0) + open_timeout;
 	s->active_at = now;
-	for (o = buckets[bucket_of(session)]; o != NULL; o = o->next)
-		if (!o->dead && same(&o->session, session))
+	for (l = gw_uuidmap_first(&slots, session); l != NULL; l = gw_uuidmap_next_same(&slots, l))
+		if (!slot_of(l)->dead)
 		{
-			newer_grant(o, &s->grant);
-			newer_grant(s, &o->grant);
+			newer_grant(slot_of(l), &s->grant);
+			newer_grant(s, &slot_of(l)->grant);
 		}
-	s->next = buckets[bucket_of(session)];
-	buckets[bucket_of(session)] = s;
-	nslots++;
+	/* false only when the table has no buckets and cannot allocate them */
+	if (!gw_uuidmap_add(&slots, &s->in_slots))
+	{
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -717,29 +687,26 @@ gw_rslots_busy(void)
 	return each_slot(busy_slot, 0);
 }
 
+/* Frees a slot without unlinking it: the whole table goes after the walk. */
+static bool
+forget_slot(gw_uuidmap_link *l, void *arg)
+{
+	gw_rslot   *s = slot_of(l);
+
+	(void) arg;
+	if (s->side[0] != NULL)
+		s->side[0]->slot = NULL;
+	if (s->side[1] != NULL)
+		s->side[1]->slot = NULL;
+	free(s);
+	return true;
+}
+
 void
 gw_rslots_forget(void)
 {
-	size_t		i;
-
-	for (i = 0; i < nbuckets; i++)
-	{
-		gw_rslot   *s,
-				   *next;
-
-		for (s = buckets[i]; s != NULL; s = next)
-		{
-			next = s->next;
-			if (s->side[0] != NULL)
-				s->side[0]->slot = NULL;
-			if (s->side[1] != NULL)
-				s->side[1]->slot = NULL;
-			free(s);
-		}
-	}
-	free(buckets);
-	buckets = NULL;
-	nbuckets = nslots = 0;
+	gw_uuidmap_each(&slots, forget_slot, NULL);
+	gw_uuidmap_free(&slots);
 	dead = NULL;
 }
 

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/uuidmap.h"
 #include "terminal/model.h"
 #include "uuid.h"
 
@@ -85,7 +86,7 @@ typedef struct gw_rrow
 
 typedef struct gw_rslot
 {
-	struct gw_rslot *next;		/* its bucket's chain */
+	gw_uuidmap_link in_slots;	/* the table of slots, by session */
 	struct gw_rslot *next_dead;	/* the slots to free at the next reap */
 	bothy_uuid	session;
 	bothy_uuid	grant;

@@ -1,15 +1,13 @@
 /*
  * terminal/rest.c
  *		The terminal's REST calls under /v1/terminal/ (see rest.h):
- *		routing by path and method, the token every call starts with, and
- *		writing the answer.
+ *		routing by path and method, and the token every call starts with.
  *
- * An answer is written in HTTP_WRITEABLE (headers, then the body from
- * core/http.c), never from a database callback directly.  A POST reaches
- * here only with its whole body read (core/route.h, body_max).
+ * The call and its answer are core/restcall.c's, the engine the clients
+ * route's REST calls use too: written in HTTP_WRITEABLE, never from a
+ * database callback directly.  A POST reaches here only with its whole
+ * body read (core/route.h, body_max).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/http.h"
@@ -28,107 +26,24 @@
  */
 #define CALL_MAX_S(db_timeout_ms) ((3 * (db_timeout_ms)) / 1000 + 5)
 
-static lws_dll2_owner_t calls;
-
-/* --- answers ------------------------------------------------------------ */
-
-void
-gw_trest_answer(gw_trest *r, unsigned status, char *body, size_t len)
-{
-	if (r->call != NULL)
-	{
-		gw_db_cancel(r->call);
-		r->call = NULL;
-	}
-	r->answered = true;
-	r->status = status;
-	r->body = body;
-	r->len = body != NULL ? len : 0;
-	gw_tstats_rest(r->endpoint, status);
-	lws_callback_on_writable(r->wsi);
-}
-
-void
-gw_trest_error(gw_trest *r, unsigned status, const char *code)
-{
-	char	   *body = malloc(64);
-	int			n = body != NULL ? snprintf(body, 64, "{\"error\":\"%s\"}", code) : 0;
-
-	gw_trest_answer(r, status, body, n > 0 ? (size_t) n : 0);
-}
-
-void
-gw_trest_unavailable(gw_trest *r)
-{
-	gw_trest_error(r, 503, "unavailable");
-}
-
-bool
-gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *params,
-				gw_db_cb done)
-{
-	r->call = gw_db_submit(gw.db, sql, nparams, params, done, r);
-	if (r->call == NULL)
-		gw_trest_unavailable(r);
-	return r->call != NULL;
-}
-
-bool
-gw_trest_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out)
-{
-	return !PQgetisnull(res, row, col) &&
-		bothy_uuid_parse(PQgetvalue(res, row, col), strlen(PQgetvalue(res, row, col)), out);
-}
-
 static void
-release(gw_trest *r)
+count(int endpoint, unsigned status)
 {
-	lws_dll2_remove(&r->in_calls);
-	free(r->body);
-	free(r);
+	gw_tstats_rest((gw_trest_endpoint) endpoint, status);
 }
 
-static int
-writeable(struct lws *wsi, gw_conn *c)
-{
-	gw_trest   *r = c->http_call;
-	int			status;
-
-	if (r == NULL || !r->answered)
-		return 0;
-	c->http_call = NULL;
-	status = gw_http_respond(wsi, c, r->status, "application/json",
-							 r->body != NULL ? r->body : "", r->len);
-	release(r);
-	return status;
-}
-
-static void
-closed(gw_conn *c)
-{
-	gw_trest   *r = c->http_call;
-
-	if (r == NULL)
-		return;
-	c->http_call = NULL;
-	if (r->call != NULL)
-		gw_db_cancel(r->call);
-	release(r);
-}
+static gw_restcalls calls = {.counted = count, .ended = NULL};
 
 int
 gw_trest_pending(void)
 {
-	return (int) calls.count;
+	return gw_restcalls_pending(&calls);
 }
 
 void
 gw_trest_forget(void)
 {
-	lws_dll2_t *d;
-
-	for (d = calls.head; d != NULL; d = d->next)
-		lws_container_of(d, gw_trest, in_calls)->call = NULL;
+	gw_restcalls_forget(&calls);
 }
 
 /* --- the request --------------------------------------------------------- */
@@ -139,7 +54,7 @@ authenticate(gw_trest *r)
 {
 	bothy_token t;
 
-	if (!gw_bearer_verify(r->wsi, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE),
+	if (!gw_bearer_verify(r->rc.wsi, BOTHY_TOKEN_ACCEPT(BOTHY_TOKEN_PERSON_DEVICE),
 						  "terminal REST call refused: no bearer token",
 						  "terminal REST call refused: token", &t))
 		return false;
@@ -206,33 +121,25 @@ request(struct lws *wsi, gw_conn *c, const char *path)
 	const char *body;
 	size_t		len;
 	gw_trest   *r;
+	int			status;
 
 	if (endpoint < 0)
-		return gw_http_respond(wsi, c, HTTP_STATUS_NOT_FOUND, "application/json",
-							   "{\"error\":\"not_found\"}", 21);
+		return gw_restcall_refuse(wsi, c, HTTP_STATUS_NOT_FOUND);
 	if (method_of(wsi) != methods[endpoint])
-		return gw_http_respond(wsi, c, HTTP_STATUS_METHOD_NOT_ALLOWED, "application/json",
-							   "{\"error\":\"method_not_allowed\"}", 30);
-	if (!gw.started || gw.stopping)
-		return gw_http_respond(wsi, c, HTTP_STATUS_SERVICE_UNAVAILABLE, "application/json",
-							   "{\"error\":\"unavailable\"}", 23);
-	r = calloc(1, sizeof(*r));
+		return gw_restcall_refuse(wsi, c, HTTP_STATUS_METHOD_NOT_ALLOWED);
+	status = gw_restcall_begin(&calls, wsi, c, sizeof(gw_trest), endpoint,
+							   CALL_MAX_S(gw.opt.db_timeout_ms), (void **) &r);
 	if (r == NULL)
-		return 1;
-	r->wsi = wsi;
-	r->c = c;
-	r->endpoint = (gw_trest_endpoint) endpoint;
+		return status;
 	r->session = session;
-	lws_dll2_add_tail(&r->in_calls, &calls);
-	lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, CALL_MAX_S(gw.opt.db_timeout_ms));
-	c->http_call = r;
+	/* the token after the call exists: a refusal is counted like any answer */
 	if (!authenticate(r))
 	{
 		gw_trest_error(r, 401, "token_refused");
 		return 0;
 	}
 	body = gw_http_body(&len);
-	switch (r->endpoint)
+	switch ((gw_trest_endpoint) r->rc.endpoint)
 	{
 		case GW_TREST_OPEN:
 			gw_trest_open(r, body, len);
@@ -256,6 +163,6 @@ const gw_http_route gw_trest_route = {
 	.prefix = PREFIX,
 	.body_max = GW_TREST_BODY_MAX,
 	.request = request,
-	.writeable = writeable,
-	.closed = closed,
+	.writeable = gw_restcall_writeable,
+	.closed = gw_restcall_closed,
 };

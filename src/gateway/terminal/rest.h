@@ -11,7 +11,8 @@
  *
  * Inside the calls (rest.c, rest_sessions.c, rest_hosts.c): one call's
  * state hung on its connection from the request until its answer is
- * written, its database calls cancelled if the client goes first.
+ * written, its database calls cancelled if the client goes first; the
+ * engine that holds it is core/restcall.c, shared with the clients route.
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_REST_H
 #define BOTHY_GATEWAY_TERMINAL_REST_H
@@ -24,6 +25,7 @@
 
 #include "core/conn.h"
 #include "core/db.h"
+#include "core/restcall.h"
 #include "terminal/stats.h"
 #include "uuid.h"
 
@@ -32,10 +34,7 @@
 
 typedef struct gw_trest
 {
-	lws_dll2_t	in_calls;		/* every call from its request to its free */
-	struct lws *wsi;
-	gw_conn    *c;
-	gw_trest_endpoint endpoint;
+	gw_restcall rc;				/* first: the engine's part (core/restcall.h) */
 	bothy_uuid	person;			/* the token's */
 	bothy_uuid	device;			/* the token's */
 	bothy_uuid	host;			/* open: the body's; attach: the session's */
@@ -43,31 +42,39 @@ typedef struct gw_trest
 	bothy_uuid	grant;			/* open, attach: the grant drawn */
 	int64_t		expires_s;		/* open, attach: the grant's expiry, Unix seconds */
 	char		expires_at[40];	/* ... as RFC 3339 text */
-	gw_db_call *call;			/* the running database call, or NULL */
-	bool		answered;		/* status and body are set */
-	unsigned	status;
-	char	   *body;			/* malloc'd, or NULL */
-	size_t		len;
 } gw_trest;
 
 /* The route's HTTP prefix, /v1/terminal/. */
 extern const struct gw_http_route gw_trest_route;
 
 /* Sets the answer (body is malloc'd and taken; NULL for none) and asks for HTTP_WRITEABLE. */
-void		gw_trest_answer(gw_trest *r, unsigned status, char *body, size_t len);
+static inline void
+gw_trest_answer(gw_trest *r, unsigned status, char *body, size_t len)
+{
+	gw_restcall_answer(&r->rc, status, body, len);
+}
 
 /* {"error":code} with status. */
-void		gw_trest_error(gw_trest *r, unsigned status, const char *code);
+static inline void
+gw_trest_error(gw_trest *r, unsigned status, const char *code)
+{
+	gw_restcall_error(&r->rc, status, code);
+}
 
 /* A database call that failed or answered what it should not: 503. */
-void		gw_trest_unavailable(gw_trest *r);
+static inline void
+gw_trest_unavailable(gw_trest *r)
+{
+	gw_trest_error(r, 503, "unavailable");
+}
 
 /* The call's query; answered 503 at once (false) when it cannot be queued. */
-bool		gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *params,
-							gw_db_cb done);
-
-/* A UUID column of a row, strictly. */
-bool		gw_trest_uuid_at(const PGresult *res, int row, int col, bothy_uuid *out);
+static inline bool
+gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *params,
+				gw_db_cb done)
+{
+	return gw_restcall_submit(&r->rc, sql, nparams, params, done);
+}
 
 /* The calls (rest_sessions.c, rest_hosts.c): each answers through the above. */
 void		gw_trest_open(gw_trest *r, const char *body, size_t len);

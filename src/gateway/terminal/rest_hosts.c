@@ -21,7 +21,7 @@ host_of(const PGresult *res, int i, int64_t now)
 {
 	bothy_uuid	host;
 
-	if (!gw_trest_uuid_at(res, i, 0, &host) || PQgetisnull(res, i, 1) || PQgetisnull(res, i, 2))
+	if (!gw_db_uuid_at(res, i, 0, &host) || PQgetisnull(res, i, 1) || PQgetisnull(res, i, 2))
 		return NULL;
 	return json_pack("{s:s, s:s, s:s, s:b}", "host", PQgetvalue(res, i, 0),
 					 "name", PQgetvalue(res, i, 1), "state", PQgetvalue(res, i, 2),
@@ -38,7 +38,7 @@ hosts_read(void *arg, gw_db_result result, const PGresult *res)
 	int64_t		now = gw_mono_ms();
 	int			i;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 3)
 	{
 		gw_trest_unavailable(r);

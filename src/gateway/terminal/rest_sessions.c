@@ -93,7 +93,7 @@ rechecked(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	bool		passed = false;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || !gw_db_bool(res, &passed))
 	{
 		gw_trest_unavailable(r);
@@ -142,7 +142,7 @@ read_grant(gw_trest *r, const PGresult *res, int id_col, bothy_uuid *id)
 	long		secs;
 	const char *text = PQgetvalue(res, 0, 4);
 
-	if (!gw_trest_uuid_at(res, 0, id_col, id) || !gw_trest_uuid_at(res, 0, 2, &r->grant) ||
+	if (!gw_db_uuid_at(res, 0, id_col, id) || !gw_db_uuid_at(res, 0, 2, &r->grant) ||
 		PQgetisnull(res, 0, 3) || !bothy_parse_int(PQgetvalue(res, 0, 3), 0, LONG_MAX, &secs) ||
 		PQgetisnull(res, 0, 4) || strlen(text) >= sizeof(r->expires_at))
 		return false;
@@ -159,7 +159,7 @@ refused(gw_trest *r, const char *outcome)
 		gw_trest_error(r, 403, "forbidden");
 	else if (strcmp(outcome, "host_unavailable") == 0)
 		gw_trest_error(r, 409, "host_unavailable");
-	else if (strcmp(outcome, "not_detached") == 0 && r->endpoint == GW_TREST_ATTACH)
+	else if (strcmp(outcome, "not_detached") == 0 && r->rc.endpoint == GW_TREST_ATTACH)
 		gw_trest_error(r, 409, "not_detached");
 	else
 	{
@@ -174,7 +174,7 @@ granted(gw_trest *r, gw_db_result result, const PGresult *res, bothy_uuid *id)
 {
 	const char *outcome;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 || PQnfields(res) != 5 || PQgetisnull(res, 0, 0))
 	{
 		gw_trest_unavailable(r);
@@ -212,10 +212,10 @@ owner_read(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	bothy_uuid	owner;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 1)
 		gw_trest_unavailable(r);
-	else if (PQntuples(res) == 1 && gw_trest_uuid_at(res, 0, 0, &owner) &&
+	else if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &owner) &&
 			 bothy_uuid_compare(&owner, &r->person) == 0)
 		gw_trest_error(r, 409, "host_unavailable");
 	else
@@ -294,14 +294,14 @@ attach_host_read(void *arg, gw_db_result result, const PGresult *res)
 	bothy_uuid	host,
 				person;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQnfields(res) != 2)
 	{
 		gw_trest_unavailable(r);
 		return;
 	}
-	if (PQntuples(res) == 1 && gw_trest_uuid_at(res, 0, 0, &host) &&
-		gw_trest_uuid_at(res, 0, 1, &person) && bothy_uuid_compare(&person, &r->person) == 0 &&
+	if (PQntuples(res) == 1 && gw_db_uuid_at(res, 0, 0, &host) &&
+		gw_db_uuid_at(res, 0, 1, &person) && bothy_uuid_compare(&person, &r->person) == 0 &&
 		!gw_tpresence_connected(&host, gw_mono_ms()))
 	{
 		gw_trest_error(r, 409, "host_unavailable");
@@ -349,7 +349,7 @@ deleted(void *arg, gw_db_result result, const PGresult *res)
 	gw_trest   *r = arg;
 	const char *outcome;
 
-	r->call = NULL;
+	r->rc.call = NULL;
 	if (result != GW_DB_OK || PQntuples(res) != 1 || PQnfields(res) != 1 || PQgetisnull(res, 0, 0))
 	{
 		gw_trest_unavailable(r);

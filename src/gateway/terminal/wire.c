@@ -36,23 +36,6 @@ static const op_spec ops[] = {
 /* The lower-case Crockford alphabet of pairing codes (docs/terminal.md). */
 static const char code_alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
 
-const char *
-gw_tparse_code(gw_tparse s)
-{
-	static const char *const codes[] = {
-		[GW_TPARSE_OK] = "ok",
-		[GW_TPARSE_NOT_JSON] = "not_json",
-		[GW_TPARSE_NOT_OBJECT] = "not_object",
-		[GW_TPARSE_NO_OP] = "no_op",
-		[GW_TPARSE_UNKNOWN_OP] = "unknown_op",
-		[GW_TPARSE_UNKNOWN_FIELD] = "unknown_field",
-		[GW_TPARSE_MISSING_FIELD] = "missing_field",
-		[GW_TPARSE_BAD_FIELD] = "bad_field",
-	};
-
-	return (unsigned) s < sizeof(codes) / sizeof(codes[0]) ? codes[s] : "unknown";
-}
-
 static bool
 get_uuid(json_t *v, bothy_uuid *out)
 {
@@ -174,7 +157,7 @@ find_op(json_t *opv)
 }
 
 /* The members of root against spec into m: unknown ones first, then each required one. */
-static gw_tparse
+static gw_parse_status
 read_members(const op_spec *spec, json_t *root, gw_tmsg *m)
 {
 	const char *key;
@@ -183,19 +166,19 @@ read_members(const op_spec *spec, json_t *root, gw_tmsg *m)
 
 	json_object_foreach(root, key, value)
 		if (!is_member(spec, key))
-		return GW_TPARSE_UNKNOWN_FIELD;
+		return GW_PARSE_UNKNOWN_FIELD;
 	for (i = 0; i < MAX_MEMBERS && spec->members[i] != NULL; i++)
 	{
 		value = json_object_get(root, spec->members[i]);
 		if (value == NULL)
-			return GW_TPARSE_MISSING_FIELD;
+			return GW_PARSE_MISSING_FIELD;
 		if (!get_member(spec->members[i], value, m))
-			return GW_TPARSE_BAD_FIELD;
+			return GW_PARSE_BAD_FIELD;
 	}
-	return GW_TPARSE_OK;
+	return GW_PARSE_OK;
 }
 
-gw_tparse
+gw_parse_status
 gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out)
 {
 	json_error_t jerr;
@@ -203,25 +186,25 @@ gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out)
 			   *opv;
 	const op_spec *spec;
 	gw_tmsg		m;
-	gw_tparse	status;
+	gw_parse_status	status;
 
 	memset(&m, 0, sizeof(m));
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
-		return GW_TPARSE_NOT_JSON;
+		return GW_PARSE_NOT_JSON;
 	if (!json_is_object(root))
-		status = GW_TPARSE_NOT_OBJECT;
+		status = GW_PARSE_NOT_OBJECT;
 	else if (!json_is_string(opv = json_object_get(root, "op")))
-		status = GW_TPARSE_NO_OP;
+		status = GW_PARSE_NO_OP;
 	else if ((spec = find_op(opv)) == NULL)
-		status = GW_TPARSE_UNKNOWN_OP;
+		status = GW_PARSE_UNKNOWN_OP;
 	else
 	{
 		status = read_members(spec, root, &m);
 		m.op = spec->op;
 	}
 	json_decref(root);
-	if (status == GW_TPARSE_OK)
+	if (status == GW_PARSE_OK)
 		*out = m;
 	return status;
 }

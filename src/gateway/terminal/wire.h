@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/parse.h"
 #include "terminal/model.h"
 #include "uuid.h"
 
@@ -53,23 +54,8 @@ typedef struct gw_tmsg
 	size_t		nsessions;
 } gw_tmsg;
 
-typedef enum gw_tparse
-{
-	GW_TPARSE_OK = 0,
-	GW_TPARSE_NOT_JSON,			/* not one JSON value, or a member twice */
-	GW_TPARSE_NOT_OBJECT,
-	GW_TPARSE_NO_OP,			/* no "op", or not a string */
-	GW_TPARSE_UNKNOWN_OP,
-	GW_TPARSE_UNKNOWN_FIELD,
-	GW_TPARSE_MISSING_FIELD,
-	GW_TPARSE_BAD_FIELD			/* wrong type, form or length */
-} gw_tparse;
-
-/* Parses buf[0..len) (not NUL-terminated); *out is set only on GW_TPARSE_OK. */
-gw_tparse	gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out);
-
-/* A constant code for logs ("unknown_op"). */
-const char *gw_tparse_code(gw_tparse s);
+/* Parses buf[0..len) (not NUL-terminated); *out is set only on GW_PARSE_OK. */
+gw_parse_status	gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out);
 
 /* The base64url text of a nonce: out holds GW_TNONCE_TEXT + 1 bytes. */
 void		gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1]);

@@ -27,11 +27,11 @@
 
 static char text[4096];
 
-static gw_tparse
+static gw_parse_status
 parse(const char *msg, gw_tmsg *m)
 {
 	char	   *copy = unit_exact_copy(msg, strlen(msg));
-	gw_tparse	status = gw_tmsg_parse(copy, strlen(msg), m);
+	gw_parse_status	status = gw_tmsg_parse(copy, strlen(msg), m);
 
 	free(copy);
 	return status;
@@ -44,26 +44,26 @@ test_accepted(void)
 	bothy_uuid	u7 = unit_uuid(U7),
 				u4 = unit_uuid(U4);
 
-	UNIT_OK(parse("{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"bothy-host/1.0 (linux)\"}", &m) == GW_TPARSE_OK &&
+	UNIT_OK(parse("{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"bothy-host/1.0 (linux)\"}", &m) == GW_PARSE_OK &&
 			m.op == GW_TOP_HELLO && bothy_uuid_compare(&m.host, &u7) == 0,
 			"hello: host, a 64-byte signature and a version");
-	UNIT_OK(parse("{\"sig\":\"" SIG86 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" KEY43 "\",\"host\":\"" U4 "\",\"op\":\"pair\"}", &m) == GW_TPARSE_OK &&
+	UNIT_OK(parse("{\"sig\":\"" SIG86 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" KEY43 "\",\"host\":\"" U4 "\",\"op\":\"pair\"}", &m) == GW_PARSE_OK &&
 			m.op == GW_TOP_PAIR && strcmp(m.code, "0123456789abcdef") == 0 &&
 			bothy_uuid_compare(&m.host, &u4) == 0, "pair: members in any order, the code kept");
-	UNIT_OK(parse("{\"op\":\"report\",\"sessions\":[]}", &m) == GW_TPARSE_OK && m.op == GW_TOP_REPORT &&
+	UNIT_OK(parse("{\"op\":\"report\",\"sessions\":[]}", &m) == GW_PARSE_OK && m.op == GW_TOP_REPORT &&
 			m.nsessions == 0, "report: no sessions");
 	snprintf(text, sizeof(text), "{\"op\":\"report\",\"sessions\":[");
 	for (int i = 0; i < GW_TREPORT_MAX; i++)
 		strcat(text, i == 0 ? "\"" U7 "\"" : ",\"" U7 "\"");
 	strcat(text, "]}");
-	UNIT_OK(parse(text, &m) == GW_TPARSE_OK && m.nsessions == GW_TREPORT_MAX &&
+	UNIT_OK(parse(text, &m) == GW_PARSE_OK && m.nsessions == GW_TREPORT_MAX &&
 			bothy_uuid_compare(&m.sessions[GW_TREPORT_MAX - 1], &u7) == 0, "report: 32 sessions");
-	UNIT_OK(parse("{\"op\":\"heartbeat\"}", &m) == GW_TPARSE_OK && m.op == GW_TOP_HEARTBEAT, "heartbeat");
-	UNIT_OK(parse("{\"op\":\"session.started\",\"session\":\"" U7 "\",\"grant\":\"" U4 "\"}", &m) == GW_TPARSE_OK &&
+	UNIT_OK(parse("{\"op\":\"heartbeat\"}", &m) == GW_PARSE_OK && m.op == GW_TOP_HEARTBEAT, "heartbeat");
+	UNIT_OK(parse("{\"op\":\"session.started\",\"session\":\"" U7 "\",\"grant\":\"" U4 "\"}", &m) == GW_PARSE_OK &&
 			m.op == GW_TOP_SESSION_STARTED && bothy_uuid_compare(&m.grant, &u4) == 0, "session.started");
-	UNIT_OK(parse("{\"op\":\"probe_ack\",\"sig\":\"" SIG86 "\"}", &m) == GW_TPARSE_OK && m.op == GW_TOP_PROBE_ACK,
+	UNIT_OK(parse("{\"op\":\"probe_ack\",\"sig\":\"" SIG86 "\"}", &m) == GW_PARSE_OK && m.op == GW_TOP_PROBE_ACK,
 			"probe_ack");
-	UNIT_OK(parse("{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}", &m) == GW_TPARSE_OK,
+	UNIT_OK(parse("{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}", &m) == GW_PARSE_OK,
 			"hello: a version of 64 characters");
 }
 
@@ -73,43 +73,43 @@ test_refused(void)
 	static const struct
 	{
 		const char *msg;
-		gw_tparse	want;
+		gw_parse_status	want;
 	}			cases[] = {
-		{"", GW_TPARSE_NOT_JSON},
-		{"{\"op\":\"heartbeat\"", GW_TPARSE_NOT_JSON},
-		{"{\"op\":\"heartbeat\",\"op\":\"heartbeat\"}", GW_TPARSE_NOT_JSON},
-		{"[]", GW_TPARSE_NOT_OBJECT},
-		{"\"heartbeat\"", GW_TPARSE_NOT_JSON},	/* jansson: only an object or an array at the top */
-		{"{}", GW_TPARSE_NO_OP},
-		{"{\"op\":1}", GW_TPARSE_NO_OP},
-		{"{\"op\":\"Heartbeat\"}", GW_TPARSE_UNKNOWN_OP},
-		{"{\"op\":\"challenge\",\"nonce\":\"x\"}", GW_TPARSE_UNKNOWN_OP},
-		{"{\"op\":\"heartbeat\\u0000\"}", GW_TPARSE_NOT_JSON},
-		{"{\"op\":\"heartbeat\",\"x\":1}", GW_TPARSE_UNKNOWN_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"v\",\"state\":\"x\"}", GW_TPARSE_UNKNOWN_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_MISSING_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_MISSING_FIELD},
-		{"{\"op\":\"report\"}", GW_TPARSE_MISSING_FIELD},
-		{"{\"op\":\"session.started\",\"session\":\"" U7 "\"}", GW_TPARSE_MISSING_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"0190A4A8-2C3E-7D41-8F5A-3B9C2D1E0F4A\",\"sig\":\"" SIG86 "\",\"version\":\"v\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "A\",\"version\":\"v\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "==\",\"version\":\"v\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"+" SIG86 "\",\"version\":\"v\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"a\\nb\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"\\u00e9\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":1}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdei\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789ABCDEF\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcde\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" KEY43 "A\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" SIG86 "\",\"sig\":\"" SIG86 "\"}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"report\",\"sessions\":{}}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"report\",\"sessions\":[\"x\"]}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"report\",\"sessions\":[null]}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"session.started\",\"session\":\"" U7 "\",\"grant\":null}", GW_TPARSE_BAD_FIELD},
-		{"{\"op\":\"probe_ack\",\"sig\":\"\"}", GW_TPARSE_BAD_FIELD},
+		{"", GW_PARSE_NOT_JSON},
+		{"{\"op\":\"heartbeat\"", GW_PARSE_NOT_JSON},
+		{"{\"op\":\"heartbeat\",\"op\":\"heartbeat\"}", GW_PARSE_NOT_JSON},
+		{"[]", GW_PARSE_NOT_OBJECT},
+		{"\"heartbeat\"", GW_PARSE_NOT_JSON},	/* jansson: only an object or an array at the top */
+		{"{}", GW_PARSE_NO_OP},
+		{"{\"op\":1}", GW_PARSE_NO_OP},
+		{"{\"op\":\"Heartbeat\"}", GW_PARSE_UNKNOWN_OP},
+		{"{\"op\":\"challenge\",\"nonce\":\"x\"}", GW_PARSE_UNKNOWN_OP},
+		{"{\"op\":\"heartbeat\\u0000\"}", GW_PARSE_NOT_JSON},
+		{"{\"op\":\"heartbeat\",\"x\":1}", GW_PARSE_UNKNOWN_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"v\",\"state\":\"x\"}", GW_PARSE_UNKNOWN_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\"}", GW_PARSE_MISSING_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"sig\":\"" SIG86 "\"}", GW_PARSE_MISSING_FIELD},
+		{"{\"op\":\"report\"}", GW_PARSE_MISSING_FIELD},
+		{"{\"op\":\"session.started\",\"session\":\"" U7 "\"}", GW_PARSE_MISSING_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"0190A4A8-2C3E-7D41-8F5A-3B9C2D1E0F4A\",\"sig\":\"" SIG86 "\",\"version\":\"v\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "A\",\"version\":\"v\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "==\",\"version\":\"v\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"+" SIG86 "\",\"version\":\"v\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"a\\nb\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"\\u00e9\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"hello\",\"host\":\"" U7 "\",\"sig\":\"" SIG86 "\",\"version\":1}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdei\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789ABCDEF\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcde\",\"public_key\":\"" KEY43 "\",\"sig\":\"" SIG86 "\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" KEY43 "A\",\"sig\":\"" SIG86 "\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"pair\",\"host\":\"" U7 "\",\"code\":\"0123456789abcdef\",\"public_key\":\"" SIG86 "\",\"sig\":\"" SIG86 "\"}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"report\",\"sessions\":{}}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"report\",\"sessions\":[\"x\"]}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"report\",\"sessions\":[null]}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"session.started\",\"session\":\"" U7 "\",\"grant\":null}", GW_PARSE_BAD_FIELD},
+		{"{\"op\":\"probe_ack\",\"sig\":\"\"}", GW_PARSE_BAD_FIELD},
 	};
 	gw_tmsg		m;
 	bool		pass = true;
@@ -117,10 +117,10 @@ test_refused(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		gw_tparse	got = parse(cases[i].msg, &m);
+		gw_parse_status	got = parse(cases[i].msg, &m);
 
 		if (got != cases[i].want)
-			printf("#   got %s\n", gw_tparse_code(got));
+			printf("#   got %s\n", gw_parse_status_code(got));
 		pass = unit_case(got == cases[i].want, cases[i].msg) && pass;
 	}
 	UNIT_OK(pass, "every malformed message is refused with its reason");
@@ -128,9 +128,9 @@ test_refused(void)
 	for (int j = 0; j <= GW_TREPORT_MAX; j++)
 		strcat(text, j == 0 ? "\"" U7 "\"" : ",\"" U7 "\"");
 	strcat(text, "]}");
-	UNIT_OK(parse(text, &m) == GW_TPARSE_BAD_FIELD, "report: 33 sessions refused");
-	UNIT_OK(strcmp(gw_tparse_code(GW_TPARSE_BAD_FIELD), "bad_field") == 0 &&
-			strcmp(gw_tparse_code((gw_tparse) 99), "unknown") == 0, "reason codes");
+	UNIT_OK(parse(text, &m) == GW_PARSE_BAD_FIELD, "report: 33 sessions refused");
+	UNIT_OK(strcmp(gw_parse_status_code(GW_PARSE_BAD_FIELD), "bad_field") == 0 &&
+			strcmp(gw_parse_status_code((gw_parse_status) 99), "unknown") == 0, "reason codes");
 }
 
 /* out as a JSON object whose members are exactly want (NULL-terminated, name then value). */
