@@ -57,7 +57,7 @@ const char	gw_serve_usage[] =
 "  --stream-ping-interval MS  a ping on each terminal stream side this often (the edge\n"
 "                             sees no silence), 100..600000 (default 30000)\n"
 "  --stream-window BYTES      a terminal device's output written and not yet\n"
-"                             acknowledged, 1024..16777216 (default 262144)\n"
+"                             acknowledged, 1024..16777216 (default 524288)\n"
 "  --log-level LEVEL          debug, info, warn or error (default info)\n"
 "  --help                     this text\n";
 
@@ -80,7 +80,7 @@ gw_options_defaults(gw_options *o)
 	o->run_coalesce_ms = 50;
 	o->agent_window = 100;
 	o->stream_ping_ms = 30000;
-	o->stream_window = 262144;
+	o->stream_window = 524288;
 	o->autocomplete_timeout_ms = 3000;
 	o->read_wait_ms = 20;
 	o->read_retry_ms = 5000;
