@@ -37,7 +37,8 @@ GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_proto
                    test/unit/gateway/test_uuidmap \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
-                   test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
+                   test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
+                   test/unit/gateway/test_relay_window
 
 # BOTHY_BUILD_FLAGS: a packager's compile and link flags for the daemons
 # only (debian/rules: dpkg-buildflags' hardening), empty otherwise
@@ -92,6 +93,11 @@ test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
 	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
+# A device's window of unacknowledged output: pure, no library.
+test/unit/gateway/test_relay_window: test/unit/gateway/test_relay_window.c \
+        src/gateway/terminal/relay_window.c src/gateway/terminal/relay_window.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_window.c
+
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/uuidset.c src/gateway/core/uuidmap.c
@@ -122,6 +128,7 @@ EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/te
                test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
                test/unit/gateway/test_events test/unit/gateway/test_route \
                test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
-               test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire
+               test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
+               test/unit/gateway/test_relay_window
 
 .PHONY: gateway

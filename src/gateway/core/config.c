@@ -56,6 +56,8 @@ const char	gw_serve_usage[] =
 "  --autocomplete-timeout MS  wait for a consumer's answer, 100..60000 (default 3000)\n"
 "  --stream-ping-interval MS  a ping on each terminal stream side this often (the edge\n"
 "                             sees no silence), 100..600000 (default 30000)\n"
+"  --stream-window BYTES      a terminal device's output written and not yet\n"
+"                             acknowledged, 1024..16777216 (default 524288)\n"
 "  --log-level LEVEL          debug, info, warn or error (default info)\n"
 "  --help                     this text\n";
 
@@ -78,6 +80,7 @@ gw_options_defaults(gw_options *o)
 	o->run_coalesce_ms = 50;
 	o->agent_window = 100;
 	o->stream_ping_ms = 30000;
+	o->stream_window = 524288;
 	o->autocomplete_timeout_ms = 3000;
 	o->read_wait_ms = 20;
 	o->read_retry_ms = 5000;
@@ -186,6 +189,7 @@ enum
 	OPT_AGENT_WINDOW,
 	OPT_AUTOCOMPLETE_TIMEOUT,
 	OPT_STREAM_PING_INTERVAL,
+	OPT_STREAM_WINDOW,
 	OPT_LOG_LEVEL,
 	OPT_HELP
 };
@@ -213,6 +217,7 @@ static const struct option serve_options[] = {
 	{"agent-window", required_argument, NULL, OPT_AGENT_WINDOW},
 	{"autocomplete-timeout", required_argument, NULL, OPT_AUTOCOMPLETE_TIMEOUT},
 	{"stream-ping-interval", required_argument, NULL, OPT_STREAM_PING_INTERVAL},
+	{"stream-window", required_argument, NULL, OPT_STREAM_WINDOW},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0}
@@ -386,6 +391,11 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 			case OPT_STREAM_PING_INTERVAL:
 				ok = set_int("--stream-ping-interval", optarg, 100, 600000,
 							 &o->stream_ping_ms, err, errlen);
+				break;
+			case OPT_STREAM_WINDOW:
+				/* --send-queue's range: the window was one queue until issue 27 */
+				ok = set_int("--stream-window", optarg, 1024, 16777216,
+							 &o->stream_window, err, errlen);
 				break;
 			case OPT_LOG_LEVEL:
 				if (strcmp(optarg, "debug") == 0)

@@ -45,6 +45,7 @@ typedef struct gw_options
 	int			agent_window;		/* agent events delivered beyond the ack */
 	int			autocomplete_timeout_ms;	/* a consumer's answer, or an empty result */
 	int			stream_ping_ms;	/* a ping on each terminal stream side this often */
+	int			stream_window;	/* a terminal device's output written, not yet acknowledged */
 	gw_log_level log_level;
 } gw_options;
 

@@ -494,13 +494,14 @@ gw_serve(int argc, char **argv)
 			"identify_timeout_ms=%d heartbeat_ms=%d max_message=%d send_queue=%d send_timeout_ms=%d "
 			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d typing_interval_ms=%d "
 			"run_coalesce_ms=%d agent_window=%d autocomplete_timeout_ms=%d stream_ping_ms=%d "
+			"stream_window=%d "
 			"database_read=%d database_read_wait_ms=%d database_read_retry_ms=%d",
 			gw.opt.listen_port, gw.opt.db_pool, gw.opt.db_timeout_ms,
 			gw.opt.identify_timeout_ms, gw.opt.heartbeat_ms, gw.opt.max_message,
 			gw.opt.send_queue, gw.opt.send_timeout_ms, gw.opt.start_timeout_ms,
 			gw.opt.stop_timeout_ms, gw.opt.max_connections, gw.opt.typing_interval_ms,
 			gw.opt.run_coalesce_ms, gw.opt.agent_window, gw.opt.autocomplete_timeout_ms,
-			gw.opt.stream_ping_ms, gw.opt.ndatabase_read, gw.opt.read_wait_ms,
+			gw.opt.stream_ping_ms, gw.opt.stream_window, gw.opt.ndatabase_read, gw.opt.read_wait_ms,
 			gw.opt.read_retry_ms);
 
 	memset(&sa, 0, sizeof(sa));

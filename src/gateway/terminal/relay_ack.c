@@ -1,8 +1,10 @@
 /*
  * terminal/relay_ack.c
- *		The device's acknowledgement of its output: at most one buffer
- *		(--send-queue bytes) written toward a device and not yet shown
- *		to have been read by it (docs/terminal.md, "Slow networks").
+ *		The device's acknowledgement of its output: at most one window
+ *		(--stream-window bytes) written toward a device and not yet shown
+ *		to have been read by it (docs/terminal.md, "Slow networks").  The
+ *		counts and rules are relay_window.c's (pure); this file writes the
+ *		marks, takes the pongs and counts holds and acknowledgements.
  *
  * Why: a slow device behind an edge hides how much it read.  nginx reads
  * the node's socket only when its own socket toward the device drained to
@@ -14,15 +16,22 @@
  * own pause/resume messages), which needs code in the client; here the
  * node writes a WebSocket ping into the output's order after each binary
  * message that brings the unmarked binary bytes to a quarter of
- * --send-queue or more, and once a drain leaves output unmarked (at most
- * one a second), with the count of binary payload bytes written before it
- * as its payload; the device's pong (RFC 6455: every browser and
- * WebSocket library answers by itself, so no device code is needed)
- * echoes it once everything before it was read.  A device is written no more while --send-queue bytes are
- * unacknowledged (the endpoint's held): its queue fills, the host is
- * paused (relay_flow.c), the shell runs at the device's pace.  Each
- * acknowledgement is progress for the stall rule (gw_conn_progress): only
- * a device that neither reads nor answers for --send-timeout is closed.
+ * --stream-window or 16 KiB, whichever is less, and once a drain leaves
+ * output unmarked (at most one a second), with the count of binary payload
+ * bytes written before it as its payload; the device's pong (RFC 6455:
+ * every browser and WebSocket library answers by itself, so no device code
+ * is needed) echoes it once everything before it was read.  A device is
+ * written no more while --stream-window bytes are unacknowledged (the
+ * endpoint's held): its queue fills, the host is paused (relay_flow.c), the
+ * shell runs at the device's pace.  Each acknowledgement is progress for
+ * the stall rule (gw_conn_progress): only a device that neither reads nor
+ * answers for --send-timeout is closed.
+ *
+ * The window is its own setting, not --send-queue: the window's bytes are
+ * written already (they sit in sockets and the edge, not in the node), and
+ * a window of one queue (64 KiB) cost a third of the throughput through
+ * the edge (bench/terminal_relay; docs/gateway.md, --stream-window).  The
+ * node's memory per stream stays the queue's bound (relay_flow.c).
  *
  * The payload is decimal ASCII and never empty: lws 4.1 does not report an
  * empty pong, and dropped the connection on a pong byte over 0x7f after a
@@ -37,6 +46,7 @@
 
 #include "core/node.h"
 #include "terminal/relay_conn.h"
+#include "terminal/relay_stats.h"
 #include "terminal/relay_wire.h"
 
 /* The shortest time between two pings of a drain (a burst's last mark). */
@@ -45,7 +55,7 @@
 static uint64_t
 window(void)
 {
-	return (uint64_t) gw.opt.send_queue;
+	return (uint64_t) gw.opt.stream_window;
 }
 
 static bool
@@ -58,36 +68,32 @@ static void
 mark(gw_rconn *c, int64_t now)
 {
 	char		payload[24];
-	int			n = snprintf(payload, sizeof(payload), "%llu", (unsigned long long) c->out);
+	int			n = snprintf(payload, sizeof(payload), "%llu",
+							 (unsigned long long) gw_rwindow_marked(&c->win));
 
-	c->pinged = c->out;
 	c->ack_ping_ms = now;
 	c->ack_due = 0;
 	gw_conn_ping_first(&c->conn, payload, (size_t) n);
 }
 
-/*
- * Not once the node itself stopped reading the device (relay_flow.c's
- * pause: its host's queue is full), until a pong to a mark written after
- * that came: lws reads nothing from a paused device, and once read again
- * its pongs come only after the input it sent before them (a paste the
- * host takes slowly), so holding its output would lock a paste into a
- * program that reads slowly while it writes (docs/terminal.md, "Slow
- * networks").  The socket rule alone bounds the device meanwhile.
- */
+/* Not while the node stopped reading the device (relay_window.c says why). */
 bool
 gw_rack_held(gw_rconn *c)
 {
-	return is_device(c) && !c->conn.rx_paused && !c->behind_input && c->out - c->acked >= window();
+	bool		began;
+
+	if (!is_device(c) || !gw_rwindow_held(&c->win, window(), c->conn.rx_paused, &began))
+		return false;
+	if (began)
+		gw_relay_stats.held++;
+	return true;
 }
 
 void
 gw_rack_paused(gw_rconn *c)
 {
-	if (!is_device(c))
-		return;
-	c->behind_input = true;
-	c->pinged_at_pause = c->pinged;
+	if (is_device(c))
+		gw_rwindow_paused(&c->win);
 }
 
 void
@@ -97,9 +103,8 @@ gw_rack_sent(gw_rconn *c, size_t len)
 
 	if (!is_device(c))
 		return;
-	c->out += len;
 	now = gw_mono_ms();
-	if (c->out - c->pinged >= (window() + 3) / 4)
+	if (gw_rwindow_sent(&c->win, len, window()))
 		mark(c, now);
 	else if (gw_sendq_front(&c->conn.sendq) == NULL && c->ack_due == 0)
 	{
@@ -125,7 +130,7 @@ gw_rack_tick(gw_rconn *c, int64_t now)
 		return;
 	}
 	c->ack_due = 0;
-	if (c->out != c->pinged)
+	if (gw_rwindow_unmarked(&c->win) != 0)
 		mark(c, now);
 }
 
@@ -134,11 +139,9 @@ gw_rack_pong(gw_rconn *c, const char *payload, size_t len)
 {
 	uint64_t	n;
 
-	if (!is_device(c) || !gw_rwire_parse_ack(payload, len, &n) || n <= c->acked || n > c->pinged)
+	if (!is_device(c) || !gw_rwire_parse_ack(payload, len, &n) || !gw_rwindow_ack(&c->win, n))
 		return;
-	c->acked = n;
-	if (n > c->pinged_at_pause)
-		c->behind_input = false;	/* read past the input it was paused on */
+	gw_relay_stats.acks++;
 	gw_conn_progress(&c->conn);
 	/* output shown: the idle clock starts again (docs/terminal.md, "Idle") */
 	if (c->side.slot != NULL && c->side.slot->paired)

@@ -14,6 +14,7 @@
 
 #include "core/conn.h"
 #include "terminal/relay_slot.h"
+#include "terminal/relay_window.h"
 #include "uuid.h"
 
 /* The relay's states of conn.state; the core's GW_CONN_CLOSING ends them. */
@@ -34,14 +35,10 @@ typedef struct gw_rconn
 	int64_t		quiet_until;	/* identify by then (--identify-timeout); 0: none */
 	int64_t		ping_at;		/* the next keepalive ping (--stream-ping-interval) */
 	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
-	/* a device's acknowledgement of its output (relay_ack.c), in bytes written */
-	uint64_t	out;			/* binary payload written toward it (handed to lws) */
-	uint64_t	pinged;			/* out at the last mark (ping) */
-	uint64_t	acked;			/* out at the last mark its pong echoed */
+	/* a device's acknowledgement of its output (relay_ack.c) */
+	gw_rwindow	win;			/* bytes written, marked, acknowledged (relay_window.h) */
 	int64_t		ack_ping_ms;	/* when the last mark went */
 	int64_t		ack_due;		/* the drain's mark waits till then; 0: none */
-	bool		behind_input;	/* paused since a mark of pinged_at_pause or before */
-	uint64_t	pinged_at_pause;	/* pinged when the node last stopped reading it */
 } gw_rconn;
 
 static inline gw_rconn *
@@ -77,7 +74,7 @@ void		gw_rflow_sent(gw_rconn *to);
 /* relay_flow.c: read the side again (its pairing ended). */
 void		gw_rflow_resume(gw_rconn *c);
 
-/* relay_ack.c: the device has --send-queue bytes unacknowledged: write it no more. */
+/* relay_ack.c: the device has --stream-window bytes unacknowledged: write it no more. */
 bool		gw_rack_held(gw_rconn *c);
 
 /* relay_ack.c: a binary message of len bytes went toward the side: mark them when due. */

@@ -65,6 +65,12 @@ gw_relay_stats_metrics(gw_metrics_out *out)
 	gw_metrics_counter(out, "bothy_terminal_relay_paused_total",
 					   "Times a side's reading was paused because its counterpart's queue was full.",
 					   gw_relay_stats.paused);
+	gw_metrics_counter(out, "bothy_terminal_relay_held_total",
+					   "Times a device's output was held by a full window (--stream-window unacknowledged).",
+					   gw_relay_stats.held);
+	gw_metrics_counter(out, "bothy_terminal_relay_acks_total",
+					   "A device's pongs accepted as acknowledgements of its output.",
+					   gw_relay_stats.acks);
 	gw_metrics_header(out, "bothy_terminal_relay_refused_total", "counter",
 					  "Stream identifies refused (4001), by side.");
 	for (k = 0; k < 2; k++)

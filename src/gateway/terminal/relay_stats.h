@@ -22,6 +22,8 @@ typedef struct gw_relay_counters
 	uint64_t	bytes[2];		/* relayed, by the sending side: device to host, host to device */
 	uint64_t	dropped;		/* binary messages of a side without a counterpart */
 	uint64_t	paused;			/* a side's reading paused: its counterpart's queue was full */
+	uint64_t	held;			/* a device's output held by a full window (relay_ack.c) */
+	uint64_t	acks;			/* a device's pongs accepted as acknowledgements */
 	uint64_t	refused[2];		/* identifies refused (4001), by side */
 	uint64_t	decisions[GW_RCALL_COUNT];	/* transitions this node made, by call */
 	uint64_t	call_failures;	/* database calls that failed or timed out */

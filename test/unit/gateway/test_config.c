@@ -174,7 +174,7 @@ test_defaults(void)
 			r->o.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
 			r->o.send_timeout_ms == 10000 && r->o.start_timeout_ms == 30000 &&
 			r->o.stop_timeout_ms == 5000 && r->o.max_connections == 100000 &&
-			r->o.stream_ping_ms == 30000 && r->o.log_level == GW_LOG_INFO &&
+			r->o.stream_ping_ms == 30000 && r->o.stream_window == 524288 && r->o.log_level == GW_LOG_INFO &&
 			r->o.ndatabase_read == 0 && r->o.read_wait_ms == 20 && r->o.read_retry_ms == 5000,
 			"options: every default as the usage text states it");
 	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
@@ -212,6 +212,7 @@ test_int_options(void)
 		OPT("--agent-window", 1, 1000, agent_window),
 		OPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
 		OPT("--stream-ping-interval", 100, 600000, stream_ping_ms),
+		OPT("--stream-window", 1024, 16777216, stream_window),
 		OPT("--database-read-wait", 1, 10000, read_wait_ms),
 		OPT("--database-read-retry", 100, 600000, read_retry_ms),
 	};
