@@ -98,6 +98,7 @@ class SlowDevice(threading.Thread):
             del self._buf[:at + n]
             if opcode in (0x0, 0x2):
                 self.read += n
+                self.binary(payload)
             elif opcode == 0x1:
                 self.texts.append(payload.decode())
             elif opcode == 0x9:
@@ -109,6 +110,10 @@ class SlowDevice(threading.Thread):
                 self.close_code = struct.unpack("!H", payload[:2])[0] if n >= 2 else 1005
                 self.ended = time.monotonic()
                 return
+
+    def binary(self, payload):
+        """Each binary message's payload, as it is read: a subclass that
+        reads the stream's frames overrides it."""
 
     def send(self, data, piece=4096):
         """Binary messages of data, piece bytes each, after what waits."""
