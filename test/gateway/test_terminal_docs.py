@@ -16,7 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from fakehost import b64d
-from test_docs import DOCS, LITERALS, c_string, doc, resolve, src, table_rows, valid  # noqa: F401
+from docs_lib import DOCS, LITERALS, c_string, doc, resolve, src, table_rows, valid  # noqa: F401
 
 CHANNEL = "/terminal/host"
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from test_docs import LITERALS, api, c_string, doc, src, table_rows, valid, resolve  # noqa: F401  (fixtures)
+from docs_lib import LITERALS, api, c_string, doc, src, table_rows, valid, resolve  # noqa: F401  (fixtures)
 
 CHANNEL = "/terminal/stream/{session}"
 S = "0190a5d0-0000-7000-8000-000000000001"
