@@ -31,7 +31,7 @@ at RATE) and 15 s with the module's start.  On the old rule: 4008 after
 Direct to the node, not through the edge: the lock is between the node's
 window and its pause of the device, which the edge does not change;
 nginx's buffers would only add megabytes the paste must pass (the edge's
-own slow readers are test_terminal_slow_reader_edge.py's).
+own slow readers are edge/test_edge_terminal_slow_reader.py's).
 """
 import os
 import socket
