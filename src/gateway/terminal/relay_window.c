@@ -28,6 +28,11 @@ bool
 gw_rwindow_sent(gw_rwindow *w, size_t len, uint64_t window)
 {
 	w->out += len;
+	/*
+	 * a write ends a hold: an acknowledgement that leaves the window full
+	 * is not a new hold (each hold counted once, bothy_terminal_relay_held_total)
+	 */
+	w->holding = false;
 	return w->out - w->pinged >= gw_rwindow_mark_every(window);
 }
 
@@ -63,7 +68,8 @@ gw_rwindow_held(gw_rwindow *w, uint64_t window, bool rx_paused, bool *began)
 	bool		held = !rx_paused && !w->behind_input && w->out - w->acked >= window;
 
 	*began = held && !w->holding;
-	w->holding = held;
+	if (held)
+		w->holding = true;		/* until a write (gw_rwindow_sent) ends it */
 	return held;
 }
 
@@ -82,6 +88,5 @@ gw_rwindow_ack(gw_rwindow *w, uint64_t n)
 	w->acked = n;
 	if (n > w->pinged_at_pause)
 		w->behind_input = false;	/* read past the input it was paused on */
-	w->holding = false;			/* the next hold is a new one */
 	return true;
 }
