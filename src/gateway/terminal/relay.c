@@ -39,6 +39,8 @@ io_tell(gw_rside *side, bool paired)
 	const char *msg = paired ? gw_rwire_paired : gw_rwire_waiting;
 
 	gw_conn_send_aside(&gw_rconn_of_side(side)->conn, msg, strlen(msg));
+	if (paired)
+		gw_rflow_paired(gw_rconn_of_side(side));
 }
 
 static void
