@@ -91,11 +91,15 @@ async def read_until_texts(node, device, n):
         device.stop()
 
 
-def test_a_held_device_is_told_waiting_when_its_host_is_cut(tnodes, terminal):
+def production_session(tnodes, terminal):
+    """A node at NODE_OPTS, a session on it and its count of 4008 closes."""
     node, = tnodes(1, extra=NODE_OPTS)
     host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
-    slow = node.metric('bothy_gateway_closes_total{code="4008"}')
+    return node, terminal.open(host, owner), node.metric('bothy_gateway_closes_total{code="4008"}')
+
+
+def test_a_held_device_is_told_waiting_when_its_host_is_cut(tnodes, terminal):
+    node, session, slow = production_session(tnodes, terminal)
 
     async def go():
         device = await held_then_cut(node, session)
@@ -113,10 +117,7 @@ def test_a_held_device_survives_its_host_coming_back(tnodes, terminal):
     queue at --send-queue: the node holds the new host back at the pairing
     (relay_flow.c, gw_rflow_paired), so its first frames wait in the host's
     socket instead of finding the device's queue full (4008 before)."""
-    node, = tnodes(1, extra=NODE_OPTS)
-    host, owner, _ = terminal.host()
-    session = terminal.open(host, owner)
-    slow = node.metric('bothy_gateway_closes_total{code="4008"}')
+    node, session, slow = production_session(tnodes, terminal)
 
     async def go():
         device = await held_then_cut(node, session)
