@@ -28,7 +28,8 @@ ROOMS = ("src", "gateway", "core", "clients", "terminal", "keys", "host", "commo
 # what host.mk may not name, and why
 MK_RULES = (
     (re.compile(r"(?:\bsrc/|\.\./)gateway\b"), "a path of the gateway; link src/common's copy"),
-    (re.compile(r"\bsrc/[*%]"), "a glob over src's rooms reaches the gateway; name src/host or src/common"),
+    (re.compile(r"\bsrc/[*%]"),
+     "a glob over src's rooms reaches the gateway; name src/host or src/common"),
     (re.compile(r"\b(?:core|clients|terminal|keys)/"), "a room of the gateway"),
     (re.compile(r"\$[({]GATEWAY_(?!LWS_CFLAGS\b|LWS_LIBS\b)\w+"),
      "a variable of gateway.mk other than its libwebsockets flags"),
@@ -80,7 +81,8 @@ def violations(files, common_files):
             for number, line in enumerate(text.split("\n"), 1):
                 for rule, why in MK_RULES:
                     if rule.search(line):
-                        found.append("%s:%d: %s: host.mk names %s" % (name, number, line.strip(), why))
+                        found.append("%s:%d: %s: host.mk names %s"
+                                     % (name, number, line.strip(), why))
                         break
             continue
         for m in INCLUDE.finditer(text):
