@@ -49,6 +49,11 @@ def src():
 
 
 
+def joined(src, names):
+    """The texts of the sources names, one after the other."""
+    return "".join(src[name] for name in names)
+
+
 def doc(name):
     with open(os.path.join(DOCS, name)) as f:
         return f.read()

@@ -1,8 +1,9 @@
 """docs/performance.md against what it is checked by and what cites it.
 
-test_docs.py's test_performance_md_is_a_reference checks the page's shape
-(five parts a section, a dated Latest, "bench/" in each Command).  This
-file checks what the shape cannot (review 26b, findings 1, 2 and 10):
+core/test_core_docs.py's test_performance_md_is_a_reference checks the
+page's shape (five parts a section, a dated Latest, "bench/" in each
+Command).  This file checks what the shape cannot (review 26b, findings
+1, 2 and 10):
 
 - every bench script of bench/ has a section whose Command names it, and
   every BOTHY_* variable its header names (the leading comment of a shell

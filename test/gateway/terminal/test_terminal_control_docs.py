@@ -1,5 +1,5 @@
-"""The terminal's docs keep up with its code (test_docs.py does the same
-for the gateway route): every op of the control connection has its
+"""The terminal's docs keep up with its code (clients/test_clients_docs.py
+does the same for the gateway route): every op of the control connection has its
 section in protocol.md and its message in asyncapi.yaml's /terminal/host
 channel, every example there is one message of the channel (and its
 signatures verify with the example's key), every close code and reason of
