@@ -166,7 +166,7 @@ gw_serve_usage(void)
 	{
 		put(text, sizeof(text), "%s", core_options[i].help);
 		for (int j = 0; j < nro; j++)
-			if (strcmp(ro[j]->after, core_options[i].name) == 0)
+			if (ro[j]->after != NULL && strcmp(ro[j]->after, core_options[i].name) == 0)
 				put(text, sizeof(text), "%s", ro[j]->help);
 	}
 	return text;
@@ -196,7 +196,7 @@ gw_options_describe(const gw_options *o, char *buf, size_t len)
 			else
 				put(buf, len, "set");	/* a conninfo or a path: never logged */
 			for (int j = 0; j < nro; j++)
-				if (strcmp(ro[j]->after, co->name) == 0)
+				if (ro[j]->after != NULL && strcmp(ro[j]->after, co->name) == 0)
 					put(buf, len, " %s=%d", ro[j]->log_key, *ro[j]->value);
 		}
 }
