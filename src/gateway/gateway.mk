@@ -47,10 +47,14 @@ $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(COMMON_D
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
 	    $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) $(GATEWAY_LIBS)
 
-test/unit/gateway/test_config: test/unit/gateway/test_config.c src/gateway/core/config.c \
-        src/gateway/core/config.h src/common/logline.h src/common/intparse.c \
-        src/common/intparse.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/config.c src/common/intparse.c
+# The routes' settings.c beside config.c: the options and settings as the
+# routes register them (core/route.h, whose headers need lws' and jansson's).
+GATEWAY_CONFIG_SRCS = src/gateway/core/config.c src/gateway/core/route.c \
+        src/gateway/clients/settings.c src/gateway/terminal/settings.c src/common/intparse.c
+test/unit/gateway/test_config: test/unit/gateway/test_config.c $(GATEWAY_CONFIG_SRCS) \
+        src/gateway/core/config.h src/gateway/core/route.h src/gateway/clients/settings.h \
+        src/gateway/terminal/settings.h src/common/logline.h src/common/intparse.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) $(GATEWAY_LWS_CFLAGS) -o $@ $< $(GATEWAY_CONFIG_SRCS)
 
 test/unit/gateway/test_protocol: test/unit/gateway/test_protocol.c src/gateway/clients/protocol.c \
         src/gateway/clients/protocol.h src/gateway/core/parse.c src/gateway/core/parse.h \

@@ -14,6 +14,7 @@
 #include "clients/deliver.h"
 #include "clients/events.h"
 #include "clients/hub.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/db.h"
 #include "core/node.h"
@@ -120,7 +121,7 @@ void
 gw_agents_tick(gw_client *c)
 {
 	if (c->seen_ms > c->persisted_ms &&
-		gw_now_ms() - c->persisted_ms >= gw.cluster.agent_heartbeat_persist_interval)
+		gw_now_ms() - c->persisted_ms >= gw_csettings.agent_heartbeat_persist_interval)
 		persist(c);
 }
 

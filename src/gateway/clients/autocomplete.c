@@ -16,6 +16,7 @@
 #include "clients/deliver.h"
 #include "clients/events.h"
 #include "clients/hub.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/node.h"
 #include "logline.h"
@@ -130,7 +131,7 @@ gw_autocomplete_request(gw_client *person, const gw_msg *m)
 	lws_dll2_add_tail(&w->list, &waiting_list);
 	person->autocompleting++;
 	lws_sul_schedule(gw.context, 0, &w->sul, deadline_cb,
-					 (lws_usec_t) gw.opt.autocomplete_timeout_ms * LWS_US_PER_MS);
+					 (lws_usec_t) gw_copt.autocomplete_timeout_ms * LWS_US_PER_MS);
 	gw_clients_stats.autocomplete_forwarded++;
 	gw_deliver_to_conn(GW_EV_AUTOCOMPLETE, &ev, agent);
 	gw_text_free(&ev);

@@ -21,6 +21,7 @@
 #include "clients/rest.h"
 #include "clients/runs.h"
 #include "clients/session.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "clients/typing.h"
@@ -198,6 +199,7 @@ const gw_route gw_clients_route = {
 	.nclose_codes = sizeof(close_codes) / sizeof(close_codes[0]),
 	.metrics = gw_clients_metrics_write,
 	.status = gw_clients_status,
+	.config = &gw_clients_config,
 	.start = gw_presence_start,
 	.stopping = gw_rest_stop,
 	.drained = drained,

@@ -30,6 +30,7 @@
 
 #include "clients/hub.h"
 #include "clients/presence.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/node.h"
 #include "core/uuidset.h"
@@ -408,7 +409,7 @@ interval(lws_sorted_usec_list_t *sul)
 	if (pw.stopping)
 		return;
 	lws_sul_schedule(gw.context, 0, sul, interval,
-					 (lws_usec_t) gw.cluster.presence_flush_interval * LWS_US_PER_MS);
+					 (lws_usec_t) gw_csettings.presence_flush_interval * LWS_US_PER_MS);
 	if (pw.call != NULL)
 	{
 		/* one flush at a time: the next starts when this one is done */

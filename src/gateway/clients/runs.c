@@ -14,6 +14,7 @@
 #include "clients/audience.h"
 #include "clients/deliver.h"
 #include "clients/runs.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/listener.h"
 #include "core/node.h"
@@ -186,7 +187,7 @@ start_read(run_entry *e)
 	size_t		n;
 	uint64_t	fence;
 
-	e->window_until = gw_mono_ms() + gw.opt.run_coalesce_ms;
+	e->window_until = gw_mono_ms() + gw_copt.run_coalesce_ms;
 	e->reading = e->wanted;
 	persons = NULL;
 	if (!gw_local_persons(&persons, &n) || n == 0)

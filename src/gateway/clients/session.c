@@ -22,6 +22,7 @@
 #include "clients/hub.h"
 #include "clients/presence.h"
 #include "clients/session.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "clients/typing.h"
@@ -54,7 +55,7 @@ arm_identify_deadline(gw_client *c)
 static void
 arm_heartbeat_deadline(gw_client *c)
 {
-	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw.opt.heartbeat_ms;
+	c->quiet_until = gw_mono_ms() + 2 * (int64_t) gw_copt.heartbeat_ms;
 	gw_conn_wake_at(&c->conn, c->quiet_until);
 }
 
@@ -183,7 +184,7 @@ send_ready(gw_client *c)
 		return;
 	}
 	n = gw_encode_ready(out, sizeof(out), &c->session, &c->bind, resume, &gw.id,
-						gw.opt.heartbeat_ms, agent, c->acked);
+						gw_copt.heartbeat_ms, agent, c->acked);
 	if (n < 0)
 	{
 		gw_conn_close(&c->conn, GW_CLOSE_INTERNAL, "internal error");
@@ -226,7 +227,7 @@ person_bound(gw_client *c, const bothy_uuid *bind)
 static void
 arm_renewal(gw_client *c)
 {
-	c->renew_at = gw_mono_ms() + gw.cluster.consumer_lease / 3;
+	c->renew_at = gw_mono_ms() + gw_csettings.consumer_lease / 3;
 }
 
 /* consumer_take answered: this session holds the agent's stream. */

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/node.h"
 
@@ -166,7 +167,7 @@ gw_clients_status(json_t *status)
 								json_integer((json_int_t) gw_stats.signals_received[i]));
 	}
 	/* each call takes its value, also when it fails: none is skipped */
-	ok = json_object_set_new(status, "heartbeat_ms", json_integer(gw.opt.heartbeat_ms)) == 0;
+	ok = json_object_set_new(status, "heartbeat_ms", json_integer(gw_copt.heartbeat_ms)) == 0;
 	ok = json_object_set_new(status, "connections", conns) == 0 && ok;
 	ok = json_object_set_new(status, "presence_rows",
 							 json_integer((json_int_t) gw_clients_stats.presence_rows)) == 0 && ok;

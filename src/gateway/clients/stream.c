@@ -15,6 +15,7 @@
 #include "clients/agent_events.h"
 #include "clients/deliver.h"
 #include "clients/hub.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "clients/stream.h"
 #include "core/config.h"
@@ -43,7 +44,7 @@ room(const gw_client *c)
 {
 	int64_t		in_flight = c->sent > c->acked ? c->sent - c->acked : 0;
 
-	return in_flight >= gw.opt.agent_window ? 0 : gw.opt.agent_window - in_flight;
+	return in_flight >= gw_copt.agent_window ? 0 : gw_copt.agent_window - in_flight;
 }
 
 static void

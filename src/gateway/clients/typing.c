@@ -13,6 +13,7 @@
 #include "clients/deliver.h"
 #include "clients/hub.h"
 #include "clients/protocol.h"
+#include "clients/settings.h"
 #include "clients/stats.h"
 #include "clients/typing.h"
 #include "core/node.h"
@@ -105,7 +106,7 @@ head(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t 
 		return false;
 	}
 	if (!gw_event_typing(&t->ev, &t->thread, place, &t->principal,
-						 gw_now_ms() + gw.cluster.typing_ttl))
+						 gw_now_ms() + gw_csettings.typing_ttl))
 		return false;
 	deliver(t, persons, n);
 	return true;
@@ -209,7 +210,7 @@ passes_limit(gw_client *c, const bothy_uuid *thread, int64_t now)
 			slot = i;
 	}
 	/* the thread's own slot, or the oldest: either still within the interval */
-	if (c->typing[slot].at != 0 && now - c->typing[slot].at < gw.opt.typing_interval_ms)
+	if (c->typing[slot].at != 0 && now - c->typing[slot].at < gw_copt.typing_interval_ms)
 		return false;
 	c->typing[slot].thread = *thread;
 	c->typing[slot].at = now;

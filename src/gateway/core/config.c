@@ -1,6 +1,7 @@
 /*
  * core/config.c
- *		Options of `bothy-gateway serve` and the cluster settings checks.
+ *		Options of `bothy-gateway serve` and the cluster settings checks:
+ *		the core's own, and every registered route's (core/route.h).
  *
  * Options follow ttyd's getopt_long table, but each number is parsed
  * strictly (no strtol leniency: "10x", " 10", "" are refused) and with a
@@ -10,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,72 +20,200 @@
 #include "core/config.h"
 #include "intparse.h"
 
-const char	gw_serve_usage[] =
-"usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n"
+#define USAGE_HEAD \
+"usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n" \
 "\n"
-"  --listen ADDR:PORT         the numeric address to serve /gateway, /v1/, /healthz,\n"
-"                             /readyz, /metrics, /status.json and --web on\n"
-"                             (env BOTHY_LISTEN; IPv6 as [ADDR]:PORT; ADDR empty:\n"
-"                             every IPv4 address)\n"
-"  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n"
-"  --database-read CONNINFO   a hot standby for the reads of deliveries, repeatable\n"
-"                             up to 8 (env BOTHY_DATABASE_READ: one; default none)\n"
-"  --database-read-wait MS    a read's wait for a standby connection, then for its\n"
-"                             standby to replay its fence (each), then the\n"
-"                             primary, 1..10000 (default 20)\n"
-"  --database-read-retry MS   a standby out of rotation is tried again after,\n"
-"                             100..600000 (default 5000)\n"
-"  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
-"  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
-"                             at /status, other files by name (default: no page)\n"
-"  --db-pool N                query connections, 1..16 (default 2)\n"
-"  --db-timeout MS            one database call, 100..600000 (default 5000)\n"
-"  --identify-timeout MS      identify after connecting, 100..600000 (default 10000)\n"
-"  --heartbeat MS             heartbeat_ms announced in ready; silence for twice\n"
-"                             that closes the connection (4009), 1000..600000 (default 30000)\n"
-"  --max-message BYTES        one client message, 1024..1048576 (default 16384)\n"
-"  --send-queue BYTES         queued to one client, 1024..16777216 (default 65536)\n"
-"  --send-timeout MS          queued output not read, 100..600000 (default 10000)\n"
-"  --start-timeout MS         database at start, 1000..600000 (default 30000)\n"
-"  --stop-timeout MS          orderly stop, 100..600000 (default 5000)\n"
-"  --max-connections N        WebSocket connections, 1..1000000 (default 100000)\n"
-"  --typing-interval MS       one typing op per thread per connection per this,\n"
-"                             0..60000 (default 1000)\n"
-"  --run-coalesce MS          at most one run.updated per run per this window,\n"
-"                             0..10000 (default 50)\n"
-"  --agent-window N           agent events sent beyond the acknowledged one,\n"
-"                             1..1000 (default 100)\n"
-"  --autocomplete-timeout MS  wait for a consumer's answer, 100..60000 (default 3000)\n"
-"  --stream-ping-interval MS  a ping on each terminal stream side this often (the edge\n"
-"                             sees no silence), 100..600000 (default 30000)\n"
-"  --stream-window BYTES      a terminal device's output written and not yet\n"
-"                             acknowledged, 1024..16777216 (default 524288)\n"
-"  --log-level LEVEL          debug, info, warn or error (default info)\n"
-"  --help                     this text\n";
+
+typedef enum core_kind
+{
+	K_LISTEN,
+	K_DATABASE,
+	K_READ,						/* --database-read, repeatable */
+	K_KEYS,
+	K_WEB,
+	K_INT,
+	K_LOG_LEVEL,
+	K_HELP
+} core_kind;
+
+/*
+ * The core's options, in the order of --help; a route's come right after
+ * the one its gw_route_option names (route.h).  log_rank is the place in
+ * the "starting" record (docs/gateway.md), 0: not logged.
+ */
+typedef struct core_option
+{
+	const char *name;
+	core_kind	kind;
+	const char *help;
+	long		min;
+	long		max;
+	long		def;
+	size_t		offset;			/* K_INT: of its int in gw_options */
+	int			log_rank;
+	const char *log_key;
+} core_option;
+
+#define INT(n, lo, hi, d, field, rank, key, text) \
+	{n, K_INT, text, lo, hi, d, offsetof(gw_options, field), rank, key}
+static const core_option core_options[] = {
+	{"listen", K_LISTEN,
+		"  --listen ADDR:PORT         the numeric address to serve /gateway, /v1/, /healthz,\n"
+		"                             /readyz, /metrics, /status.json and --web on\n"
+		"                             (env BOTHY_LISTEN; IPv6 as [ADDR]:PORT; ADDR empty:\n"
+		"                             every IPv4 address)\n", 0, 0, 0, 0, 1, "listen_port"},
+	{"database", K_DATABASE,
+		"  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n",
+		0, 0, 0, 0, 2, "database"},
+	{"database-read", K_READ,
+		"  --database-read CONNINFO   a hot standby for the reads of deliveries, repeatable\n"
+		"                             up to 8 (env BOTHY_DATABASE_READ: one; default none)\n",
+		0, 0, 0, 0, 13, "database_read"},
+	INT("database-read-wait", 1, 10000, 20, read_wait_ms, 14, "database_read_wait_ms",
+		"  --database-read-wait MS    a read's wait for a standby connection, then for its\n"
+		"                             standby to replay its fence (each), then the\n"
+		"                             primary, 1..10000 (default 20)\n"),
+	INT("database-read-retry", 100, 600000, 5000, read_retry_ms, 15, "database_read_retry_ms",
+		"  --database-read-retry MS   a standby out of rotation is tried again after,\n"
+		"                             100..600000 (default 5000)\n"),
+	{"keys", K_KEYS,
+		"  --keys DIR                 the shared key store (env BOTHY_KEYS)\n", 0, 0, 0, 0, 3, "keys"},
+	{"web", K_WEB,
+		"  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
+		"                             at /status, other files by name (default: no page)\n",
+		0, 0, 0, 0, 0, NULL},
+	INT("db-pool", 1, 16, 2, db_pool, 4, "db_pool",
+		"  --db-pool N                query connections, 1..16 (default 2)\n"),
+	INT("db-timeout", 100, 600000, 5000, db_timeout_ms, 5, "db_timeout_ms",
+		"  --db-timeout MS            one database call, 100..600000 (default 5000)\n"),
+	INT("identify-timeout", 100, 600000, 10000, identify_timeout_ms, 6, "identify_timeout_ms",
+		"  --identify-timeout MS      identify after connecting, 100..600000 (default 10000)\n"),
+	INT("max-message", 1024, 1048576, 16384, max_message, 7, "max_message",
+		"  --max-message BYTES        one client message, 1024..1048576 (default 16384)\n"),
+	INT("send-queue", 1024, 16777216, 65536, send_queue, 8, "send_queue",
+		"  --send-queue BYTES         queued to one client, 1024..16777216 (default 65536)\n"),
+	INT("send-timeout", 100, 600000, 10000, send_timeout_ms, 9, "send_timeout_ms",
+		"  --send-timeout MS          queued output not read, 100..600000 (default 10000)\n"),
+	INT("start-timeout", 1000, 600000, 30000, start_timeout_ms, 10, "start_timeout_ms",
+		"  --start-timeout MS         database at start, 1000..600000 (default 30000)\n"),
+	INT("stop-timeout", 100, 600000, 5000, stop_timeout_ms, 11, "stop_timeout_ms",
+		"  --stop-timeout MS          orderly stop, 100..600000 (default 5000)\n"),
+	INT("max-connections", 1, 1000000, 100000, max_connections, 12, "max_connections",
+		"  --max-connections N        WebSocket connections, 1..1000000 (default 100000)\n"),
+	{"log-level", K_LOG_LEVEL,
+		"  --log-level LEVEL          debug, info, warn or error (default info)\n",
+		0, 0, 0, 0, 0, NULL},
+	{"help", K_HELP, "  --help                     this text\n", 0, 0, 0, 0, 0, NULL},
+};
+#undef INT
+#define N_CORE_OPTIONS ((int) (sizeof(core_options) / sizeof(core_options[0])))
+#define N_LOG_RANKS 15
+
+
+/* The options and settings route r registered; none when it has no config. */
+static const gw_route_config *
+config_at(int r)
+{
+	static const gw_route_config none;
+	const gw_route_config *config = gw_route_at(r)->config;
+
+	return config != NULL ? config : &none;
+}
+
+static int
+route_options(const gw_route_option **out)
+{
+	int			n = 0;
+
+	for (int r = 0; r < gw_route_count(); r++)
+	{
+		const gw_route_config *config = config_at(r);
+
+		/* gw_route_register bounds the sum; n is checked all the same */
+		for (int i = 0; i < config->noptions && n < GW_MAX_ROUTE_OPTIONS; i++)
+			out[n++] = &config->options[i];
+	}
+	return n;
+}
+
+/* Appends to buf (len bytes, NUL-terminated), truncating. */
+static void
+put(char *buf, size_t len, const char *fmt,...) __attribute__((format(printf, 3, 4)));
+
+static void
+put(char *buf, size_t len, const char *fmt,...)
+{
+	size_t		used = strnlen(buf, len);
+	va_list		ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+const char *
+gw_serve_usage(void)
+{
+	static char text[8192];
+	const gw_route_option *ro[GW_MAX_ROUTE_OPTIONS];
+	int			nro = route_options(ro);
+
+	text[0] = '\0';
+	put(text, sizeof(text), "%s", USAGE_HEAD);
+	for (int i = 0; i < N_CORE_OPTIONS; i++)
+	{
+		put(text, sizeof(text), "%s", core_options[i].help);
+		for (int j = 0; j < nro; j++)
+			if (ro[j]->after != NULL && strcmp(ro[j]->after, core_options[i].name) == 0)
+				put(text, sizeof(text), "%s", ro[j]->help);
+	}
+	return text;
+}
+
+void
+gw_options_describe(const gw_options *o, char *buf, size_t len)
+{
+	const gw_route_option *ro[GW_MAX_ROUTE_OPTIONS];
+	int			nro = route_options(ro);
+
+	buf[0] = '\0';
+	for (int rank = 1; rank <= N_LOG_RANKS; rank++)
+		for (int i = 0; i < N_CORE_OPTIONS; i++)
+		{
+			const core_option *co = &core_options[i];
+
+			if (co->log_rank != rank)
+				continue;
+			put(buf, len, "%s%s=", rank == 1 ? "" : " ", co->log_key);
+			if (co->kind == K_LISTEN)
+				put(buf, len, "%d", o->listen_port);
+			else if (co->kind == K_READ)
+				put(buf, len, "%d", o->ndatabase_read);
+			else if (co->kind == K_INT)
+				put(buf, len, "%d", *(const int *) ((const char *) o + co->offset));
+			else
+				put(buf, len, "set");	/* a conninfo or a path: never logged */
+			for (int j = 0; j < nro; j++)
+				if (ro[j]->after != NULL && strcmp(ro[j]->after, co->name) == 0)
+					put(buf, len, " %s=%d", ro[j]->log_key, *ro[j]->value);
+		}
+}
 
 void
 gw_options_defaults(gw_options *o)
 {
+	const gw_route_option *ro[GW_MAX_ROUTE_OPTIONS];
+	int			nro = route_options(ro);
+
 	memset(o, 0, sizeof(*o));
 	o->listen_port = 0;
-	o->db_pool = 2;
-	o->db_timeout_ms = 5000;
-	o->identify_timeout_ms = 10000;
-	o->heartbeat_ms = 30000;
-	o->max_message = 16384;
-	o->send_queue = 65536;
-	o->send_timeout_ms = 10000;
-	o->start_timeout_ms = 30000;
-	o->stop_timeout_ms = 5000;
-	o->max_connections = 100000;
-	o->typing_interval_ms = 1000;
-	o->run_coalesce_ms = 50;
-	o->agent_window = 100;
-	o->stream_ping_ms = 30000;
-	o->stream_window = 524288;
-	o->autocomplete_timeout_ms = 3000;
-	o->read_wait_ms = 20;
-	o->read_retry_ms = 5000;
+	for (int i = 0; i < N_CORE_OPTIONS; i++)
+		if (core_options[i].kind == K_INT)
+			*(int *) ((char *) o + core_options[i].offset) = (int) core_options[i].def;
+	for (int j = 0; j < nro; j++)
+		*ro[j]->value = (int) ro[j]->def;
 	o->log_level = GW_LOG_INFO;
 }
 
@@ -132,21 +262,6 @@ gw_parse_listen(const char *s, char *host, size_t hostlen, int *port)
 	return true;
 }
 
-static bool
-set_int(const char *name, const char *value, long min, long max, int *field,
-		char *err, size_t errlen)
-{
-	long		v;
-
-	if (!bothy_parse_int(value, min, max, &v))
-	{
-		snprintf(err, errlen, "%s must be an integer from %ld to %ld", name, min, max);
-		return false;
-	}
-	*field = (int) v;
-	return true;
-}
-
 /*
  * The one option checked against the file system while parsing: a wrong
  * --web must stop the start, not turn the page into 404s later.
@@ -165,63 +280,25 @@ set_web(gw_options *o, const char *value, char *err, size_t errlen)
 	return true;
 }
 
-enum
-{
-	OPT_LISTEN = 256,
-	OPT_DATABASE,
-	OPT_DATABASE_READ,
-	OPT_DATABASE_READ_WAIT,
-	OPT_DATABASE_READ_RETRY,
-	OPT_KEYS,
-	OPT_WEB,
-	OPT_DB_POOL,
-	OPT_DB_TIMEOUT,
-	OPT_IDENTIFY_TIMEOUT,
-	OPT_HEARTBEAT,
-	OPT_MAX_MESSAGE,
-	OPT_SEND_QUEUE,
-	OPT_SEND_TIMEOUT,
-	OPT_START_TIMEOUT,
-	OPT_STOP_TIMEOUT,
-	OPT_MAX_CONNECTIONS,
-	OPT_TYPING_INTERVAL,
-	OPT_RUN_COALESCE,
-	OPT_AGENT_WINDOW,
-	OPT_AUTOCOMPLETE_TIMEOUT,
-	OPT_STREAM_PING_INTERVAL,
-	OPT_STREAM_WINDOW,
-	OPT_LOG_LEVEL,
-	OPT_HELP
-};
+/* getopt's value of an option: its index in the core's table, then the routes' */
+#define OPT_BASE 256
 
-static const struct option serve_options[] = {
-	{"listen", required_argument, NULL, OPT_LISTEN},
-	{"database", required_argument, NULL, OPT_DATABASE},
-	{"database-read", required_argument, NULL, OPT_DATABASE_READ},
-	{"database-read-wait", required_argument, NULL, OPT_DATABASE_READ_WAIT},
-	{"database-read-retry", required_argument, NULL, OPT_DATABASE_READ_RETRY},
-	{"keys", required_argument, NULL, OPT_KEYS},
-	{"web", required_argument, NULL, OPT_WEB},
-	{"db-pool", required_argument, NULL, OPT_DB_POOL},
-	{"db-timeout", required_argument, NULL, OPT_DB_TIMEOUT},
-	{"identify-timeout", required_argument, NULL, OPT_IDENTIFY_TIMEOUT},
-	{"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
-	{"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
-	{"send-queue", required_argument, NULL, OPT_SEND_QUEUE},
-	{"send-timeout", required_argument, NULL, OPT_SEND_TIMEOUT},
-	{"start-timeout", required_argument, NULL, OPT_START_TIMEOUT},
-	{"stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT},
-	{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
-	{"typing-interval", required_argument, NULL, OPT_TYPING_INTERVAL},
-	{"run-coalesce", required_argument, NULL, OPT_RUN_COALESCE},
-	{"agent-window", required_argument, NULL, OPT_AGENT_WINDOW},
-	{"autocomplete-timeout", required_argument, NULL, OPT_AUTOCOMPLETE_TIMEOUT},
-	{"stream-ping-interval", required_argument, NULL, OPT_STREAM_PING_INTERVAL},
-	{"stream-window", required_argument, NULL, OPT_STREAM_WINDOW},
-	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0}
-};
+/* getopt's table: the core's options, then every route's; NULL-terminated. */
+static void
+build_long_options(struct option *table, const gw_route_option *const *ro, int nro)
+{
+	int			n = 0;
+
+	for (int i = 0; i < N_CORE_OPTIONS; i++, n++)
+		table[n] = (struct option) {
+			core_options[i].name,
+			core_options[i].kind == K_HELP ? no_argument : required_argument,
+			NULL, OPT_BASE + n
+		};
+	for (int j = 0; j < nro; j++, n++)
+		table[n] = (struct option) {ro[j]->name, required_argument, NULL, OPT_BASE + n};
+	table[n] = (struct option) {NULL, 0, NULL, 0};
+}
 
 /*
  * getopt_long takes any unambiguous prefix of a long name ("--data"); an
@@ -281,15 +358,54 @@ add_read(gw_options *o, const char *value, bool *given, char *err, size_t errlen
 	return true;
 }
 
+/* One integer within its range, or the one-line reason naming --name. */
+static bool
+set_int(const char *name, const char *value, long min, long max, int *field,
+		char *err, size_t errlen)
+{
+	long		v;
+
+	if (!bothy_parse_int(value, min, max, &v))
+	{
+		snprintf(err, errlen, "--%s must be an integer from %ld to %ld", name, min, max);
+		return false;
+	}
+	*field = (int) v;
+	return true;
+}
+
+static bool
+set_log_level(gw_options *o, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(value, "debug") == 0)
+		o->log_level = GW_LOG_DEBUG;
+	else if (strcmp(value, "info") == 0)
+		o->log_level = GW_LOG_INFO;
+	else if (strcmp(value, "warn") == 0)
+		o->log_level = GW_LOG_WARN;
+	else if (strcmp(value, "error") == 0)
+		o->log_level = GW_LOG_ERROR;
+	else
+	{
+		snprintf(err, errlen, "--log-level must be one of debug, info, warn, error");
+		return false;
+	}
+	return true;
+}
+
 int
 gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen, FILE *out)
 {
 	const char *listen = getenv("BOTHY_LISTEN");
 	const char *env;
+	const gw_route_option *ro[GW_MAX_ROUTE_OPTIONS];
+	int			nro = route_options(ro);
+	struct option serve_options[N_CORE_OPTIONS + GW_MAX_ROUTE_OPTIONS + 1];
 	bool		read_given = false;
 	int			c;
 
 	err[0] = '\0';
+	build_long_options(serve_options, ro, nro);
 	if ((env = getenv("BOTHY_DATABASE")) != NULL && *env != '\0')
 		o->database = env;
 	if ((env = getenv("BOTHY_KEYS")) != NULL && *env != '\0')
@@ -313,114 +429,56 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:", serve_options, NULL)) != -1)
 	{
+		int			k = c - OPT_BASE;
+		const core_option *co;
 		bool		ok = true;
 
-		switch (c)
+		if (c == ':')
 		{
-			case OPT_LISTEN:
+			snprintf(err, errlen, "an option needs a value");
+			return -1;
+		}
+		if (k < 0 || k >= N_CORE_OPTIONS + nro)
+		{
+			snprintf(err, errlen, "unknown option");
+			return -1;
+		}
+		if (k >= N_CORE_OPTIONS)
+		{
+			const gw_route_option *r = ro[k - N_CORE_OPTIONS];
+
+			if (!set_int(r->name, optarg, r->min, r->max, r->value, err, errlen))
+				return -1;
+			continue;
+		}
+		co = &core_options[k];
+		switch (co->kind)
+		{
+			case K_LISTEN:
 				listen = optarg;
 				break;
-			case OPT_DATABASE:
+			case K_DATABASE:
 				o->database = optarg;
 				break;
-			case OPT_KEYS:
+			case K_KEYS:
 				o->keys = optarg;
 				break;
-			case OPT_WEB:
+			case K_WEB:
 				ok = set_web(o, optarg, err, errlen);
 				break;
-			case OPT_DATABASE_READ:
+			case K_READ:
 				ok = add_read(o, optarg, &read_given, err, errlen);
 				break;
-			case OPT_DATABASE_READ_WAIT:
-				ok = set_int("--database-read-wait", optarg, 1, 10000, &o->read_wait_ms,
-							 err, errlen);
+			case K_INT:
+				ok = set_int(co->name, optarg, co->min, co->max,
+							 (int *) ((char *) o + co->offset), err, errlen);
 				break;
-			case OPT_DATABASE_READ_RETRY:
-				ok = set_int("--database-read-retry", optarg, 100, 600000, &o->read_retry_ms,
-							 err, errlen);
+			case K_LOG_LEVEL:
+				ok = set_log_level(o, optarg, err, errlen);
 				break;
-			case OPT_DB_POOL:
-				ok = set_int("--db-pool", optarg, 1, 16, &o->db_pool, err, errlen);
-				break;
-			case OPT_DB_TIMEOUT:
-				ok = set_int("--db-timeout", optarg, 100, 600000, &o->db_timeout_ms, err, errlen);
-				break;
-			case OPT_IDENTIFY_TIMEOUT:
-				ok = set_int("--identify-timeout", optarg, 100, 600000,
-							 &o->identify_timeout_ms, err, errlen);
-				break;
-			case OPT_HEARTBEAT:
-				ok = set_int("--heartbeat", optarg, 1000, 600000, &o->heartbeat_ms, err, errlen);
-				break;
-			case OPT_MAX_MESSAGE:
-				ok = set_int("--max-message", optarg, 1024, 1048576, &o->max_message, err, errlen);
-				break;
-			case OPT_SEND_QUEUE:
-				ok = set_int("--send-queue", optarg, 1024, 16777216, &o->send_queue, err, errlen);
-				break;
-			case OPT_SEND_TIMEOUT:
-				ok = set_int("--send-timeout", optarg, 100, 600000, &o->send_timeout_ms, err, errlen);
-				break;
-			case OPT_START_TIMEOUT:
-				ok = set_int("--start-timeout", optarg, 1000, 600000,
-							 &o->start_timeout_ms, err, errlen);
-				break;
-			case OPT_STOP_TIMEOUT:
-				ok = set_int("--stop-timeout", optarg, 100, 600000,
-							 &o->stop_timeout_ms, err, errlen);
-				break;
-			case OPT_MAX_CONNECTIONS:
-				ok = set_int("--max-connections", optarg, 1, 1000000,
-							 &o->max_connections, err, errlen);
-				break;
-			case OPT_TYPING_INTERVAL:
-				ok = set_int("--typing-interval", optarg, 0, 60000,
-							 &o->typing_interval_ms, err, errlen);
-				break;
-			case OPT_RUN_COALESCE:
-				ok = set_int("--run-coalesce", optarg, 0, 10000, &o->run_coalesce_ms, err, errlen);
-				break;
-			case OPT_AGENT_WINDOW:
-				ok = set_int("--agent-window", optarg, 1, 1000, &o->agent_window, err, errlen);
-				break;
-			case OPT_AUTOCOMPLETE_TIMEOUT:
-				ok = set_int("--autocomplete-timeout", optarg, 100, 60000,
-							 &o->autocomplete_timeout_ms, err, errlen);
-				break;
-			case OPT_STREAM_PING_INTERVAL:
-				ok = set_int("--stream-ping-interval", optarg, 100, 600000,
-							 &o->stream_ping_ms, err, errlen);
-				break;
-			case OPT_STREAM_WINDOW:
-				/* --send-queue's range: the window was one queue until issue 27 */
-				ok = set_int("--stream-window", optarg, 1024, 16777216,
-							 &o->stream_window, err, errlen);
-				break;
-			case OPT_LOG_LEVEL:
-				if (strcmp(optarg, "debug") == 0)
-					o->log_level = GW_LOG_DEBUG;
-				else if (strcmp(optarg, "info") == 0)
-					o->log_level = GW_LOG_INFO;
-				else if (strcmp(optarg, "warn") == 0)
-					o->log_level = GW_LOG_WARN;
-				else if (strcmp(optarg, "error") == 0)
-					o->log_level = GW_LOG_ERROR;
-				else
-				{
-					snprintf(err, errlen, "--log-level must be one of debug, info, warn, error");
-					ok = false;
-				}
-				break;
-			case OPT_HELP:
-				fputs(gw_serve_usage, out);
+			case K_HELP:
+				fputs(gw_serve_usage(), out);
 				return 1;
-			case ':':
-				snprintf(err, errlen, "an option needs a value");
-				return -1;
-			default:
-				snprintf(err, errlen, "unknown option");
-				return -1;
 		}
 		if (!ok)
 			return -1;
@@ -453,38 +511,21 @@ gw_options_parse(gw_options *o, int argc, char **argv, char *err, size_t errlen,
 	return 0;
 }
 
-/* The settings this version reads, in the order of bothy.settings(). */
+/* The core's settings beside cluster_mode, in the order of bothy.settings(). */
 typedef struct cluster_field
 {
 	const char *name;
 	long		min;
 	long		max;
-	bool		count;			/* no unit; else milliseconds */
-	size_t		offset;
+	size_t		offset;			/* of its int64_t in gw_cluster; milliseconds */
 } cluster_field;
 
-#define FIELD(n, lo, hi) {#n, lo, hi, false, offsetof(gw_cluster, n)}
-#define COUNT(n, lo, hi) {#n, lo, hi, true, offsetof(gw_cluster, n)}
+#define FIELD(n, lo, hi) {#n, lo, hi, offsetof(gw_cluster, n)}
 static const cluster_field cluster_fields[] = {
-	FIELD(presence_flush_interval, 100, 60000),
-	FIELD(presence_ttl, 1000, 600000),
-	FIELD(typing_ttl, 1000, 60000),
-	FIELD(agent_presence_timeout, 1000, 3600000),
-	FIELD(agent_heartbeat_persist_interval, 1000, 600000),
 	FIELD(listen_reconnect_backoff_cap, 100, 300000),
 	FIELD(signing_key_cache_ttl, 1000, 3600000),
-	FIELD(consumer_lease, 3000, 3600000),
-	COUNT(terminal_fingerprint_max_attempts, 1, 100),
-	FIELD(terminal_host_duplicate_probe_timeout, 100, 60000),
-	FIELD(terminal_host_heartbeat_interval, 1000, 600000),
-	COUNT(terminal_host_heartbeat_miss_limit, 1, 100),
-	FIELD(terminal_idle_grace, 1000, 600000),
-	FIELD(terminal_idle_timeout, 60000, 86400000),
-	FIELD(terminal_log_poll_interval, 100, 60000),
-	FIELD(terminal_open_timeout, 1000, 600000),
 };
 #undef FIELD
-#undef COUNT
 #define N_FIELDS (sizeof(cluster_fields) / sizeof(cluster_fields[0]))
 #define SEEN_MODE (1u << N_FIELDS)
 
@@ -492,6 +533,27 @@ void
 gw_cluster_init(gw_cluster *c)
 {
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * One value in its unit and range into *field; else the reason, naming
+ * the setting.  A count has no unit; a duration is in milliseconds.
+ */
+static bool
+apply_int(const char *name, long min, long max, bool count, const char *setting,
+		  const char *unit, int64_t *field, char *err, size_t errlen)
+{
+	long		v;
+
+	if ((count ? unit != NULL && *unit != '\0' : unit == NULL || strcmp(unit, "ms") != 0) ||
+		!bothy_parse_int(setting, min, max, &v))
+	{
+		snprintf(err, errlen, "bothy.%s must be from %ld to %ld%s", name, min, max,
+				 count ? "" : " ms");
+		return false;
+	}
+	*field = v;
+	return true;
 }
 
 bool
@@ -517,20 +579,31 @@ gw_cluster_apply(gw_cluster *c, const char *name, const char *setting,
 	for (i = 0; i < N_FIELDS; i++)
 	{
 		const cluster_field *f = &cluster_fields[i];
-		long		v;
 
 		if (strcmp(name, f->name) != 0)
 			continue;
-		if ((f->count ? unit != NULL && *unit != '\0' : unit == NULL || strcmp(unit, "ms") != 0) ||
-			!bothy_parse_int(setting, f->min, f->max, &v))
-		{
-			snprintf(err, errlen, "bothy.%s must be from %ld to %ld%s", f->name, f->min, f->max,
-					 f->count ? "" : " ms");
+		if (!apply_int(f->name, f->min, f->max, false, setting, unit,
+					   (int64_t *) ((char *) c + f->offset), err, errlen))
 			return false;
-		}
-		*(int64_t *) ((char *) c + f->offset) = v;
 		c->seen |= 1u << i;
 		return true;
+	}
+	for (int r = 0; r < gw_route_count(); r++)
+	{
+		const gw_route_config *config = config_at(r);
+
+		for (int j = 0; j < config->nsettings; j++)
+		{
+			const gw_route_setting *rs = &config->settings[j];
+
+			if (strcmp(name, rs->name) != 0)
+				continue;
+			if (!apply_int(rs->name, rs->min, rs->max, rs->count, setting, unit,
+						   (int64_t *) (c->staged[r] + rs->offset), err, errlen))
+				return false;
+			c->route_seen[r] |= 1u << j;
+			return true;
+		}
 	}
 	return true;
 }
@@ -551,24 +624,70 @@ gw_cluster_check(const gw_cluster *c, char *err, size_t errlen)
 			snprintf(err, errlen, "bothy.settings() returned no bothy.%s", cluster_fields[i].name);
 			return false;
 		}
-	if (c->presence_ttl <= 2 * c->presence_flush_interval)
+	/* every setting of every route seen before any route's rules run on them */
+	for (int r = 0; r < gw_route_count(); r++)
 	{
-		snprintf(err, errlen,
-				 "bothy.presence_ttl must be more than twice bothy.presence_flush_interval");
-		return false;
+		const gw_route_config *config = config_at(r);
+
+		for (int j = 0; j < config->nsettings; j++)
+			if (!(c->route_seen[r] & (1u << j)))
+			{
+				snprintf(err, errlen, "bothy.settings() returned no bothy.%s",
+						 config->settings[j].name);
+				return false;
+			}
 	}
-	/* the database's rules across the terminal's settings (settings.c there) */
-	if (c->terminal_open_timeout <= 2 * c->terminal_host_duplicate_probe_timeout)
+	for (int r = 0; r < gw_route_count(); r++)
 	{
-		snprintf(err, errlen, "bothy.terminal_open_timeout must be more than twice "
-				 "bothy.terminal_host_duplicate_probe_timeout");
-		return false;
-	}
-	if (c->terminal_open_timeout <= 2 * c->terminal_log_poll_interval)
-	{
-		snprintf(err, errlen, "bothy.terminal_open_timeout must be more than twice "
-				 "bothy.terminal_log_poll_interval");
-		return false;
+		const gw_route_config *config = config_at(r);
+
+		if (config->settings_check != NULL && !config->settings_check(c->staged[r], err, errlen))
+			return false;
 	}
 	return true;
+}
+
+void
+gw_cluster_use(const gw_cluster *c)
+{
+	for (int r = 0; r < gw_route_count(); r++)
+	{
+		const gw_route_config *config = config_at(r);
+
+		if (config->settings_size > 0)
+			memcpy(config->settings_struct, c->staged[r], config->settings_size);
+	}
+}
+
+/* The routes' logged settings that follow the core's setting after. */
+static void
+describe_after(const gw_cluster *c, const char *after, char *buf, size_t len)
+{
+	for (int r = 0; r < gw_route_count(); r++)
+	{
+		const gw_route_config *config = config_at(r);
+
+		for (int j = 0; j < config->nsettings; j++)
+		{
+			const gw_route_setting *rs = &config->settings[j];
+
+			if (rs->log_after != NULL && strcmp(rs->log_after, after) == 0)
+				put(buf, len, " %s%s=%lld", rs->name, rs->count ? "" : "_ms",
+					(long long) *(const int64_t *) (c->staged[r] + rs->offset));
+		}
+	}
+}
+
+void
+gw_cluster_describe(const gw_cluster *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	put(buf, len, "cluster_mode=%s", c->multi ? "multi" : "single");
+	describe_after(c, "cluster_mode", buf, len);
+	for (size_t i = 0; i < N_FIELDS; i++)
+	{
+		put(buf, len, " %s_ms=%lld", cluster_fields[i].name,
+			(long long) *(const int64_t *) ((const char *) c + cluster_fields[i].offset));
+		describe_after(c, cluster_fields[i].name, buf, len);
+	}
 }

@@ -6,6 +6,10 @@
  * Pure code without I/O beyond getenv, so that option parsing and the
  * settings checks are unit-tested (test/unit/gateway/test_config.c).  Every
  * number is parsed strictly with a range; docs/gateway.md lists them.
+ * Only the core's own options and settings are here: a route declares its
+ * own in its room (clients/settings.c, terminal/settings.c) and registers
+ * them with its gw_route (core/route.h); these functions walk the routes
+ * registered, so one --help, one "starting" record and one check remain.
  */
 #ifndef BOTHY_GATEWAY_CONFIG_H
 #define BOTHY_GATEWAY_CONFIG_H
@@ -15,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/route.h"
 #include "logline.h"
 
 #define GW_MAX_STANDBYS 8		/* --database-read given at most this often */
@@ -33,23 +38,16 @@ typedef struct gw_options
 	int			db_pool;			/* query connections, 1 .. 16 */
 	int			db_timeout_ms;		/* one database call, queue wait included */
 	int			identify_timeout_ms;	/* from upgrade to identify (or resume) */
-	int			heartbeat_ms;		/* announced in ready; idle closes after 2x */
 	int			max_message;		/* bytes of one reassembled message */
 	int			send_queue;			/* bytes queued to one client before it is closed */
 	int			send_timeout_ms;	/* queued output not taken by the client by then */
 	int			start_timeout_ms;	/* database reachable and node registered by then */
 	int			stop_timeout_ms;	/* clients closed and node stopped by then */
 	int			max_connections;	/* WebSocket connections at once */
-	int			typing_interval_ms;	/* one typing op per thread per connection per */
-	int			run_coalesce_ms;	/* at most one run snapshot per run per window */
-	int			agent_window;		/* agent events delivered beyond the ack */
-	int			autocomplete_timeout_ms;	/* a consumer's answer, or an empty result */
-	int			stream_ping_ms;	/* a ping on each terminal stream side this often */
-	int			stream_window;	/* a terminal device's output written, not yet acknowledged */
 	gw_log_level log_level;
 } gw_options;
 
-/* Default values (docs/gateway.md). */
+/* Default values (docs/gateway.md), also of every route's options. */
 void		gw_options_defaults(gw_options *o);
 
 /*
@@ -60,34 +58,32 @@ void		gw_options_defaults(gw_options *o);
 int			gw_options_parse(gw_options *o, int argc, char **argv,
 							 char *err, size_t errlen, FILE *out);
 
-/* The usage text of `serve`. */
-extern const char gw_serve_usage[];
+/* The usage text of `serve`: the core's options and the routes'. */
+const char *gw_serve_usage(void);
+
+/*
+ * The fields of the "starting" record (docs/gateway.md): the options,
+ * with no secret (not the conninfo, not an address).  Truncated to len.
+ */
+void		gw_options_describe(const gw_options *o, char *buf, size_t len);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
 bool		gw_parse_listen(const char *s, char *host, size_t hostlen, int *port);
 
-/* The cluster settings of bothy.settings(): durations in milliseconds. */
+/*
+ * The cluster settings of bothy.settings(): durations in milliseconds.
+ * The core's own fields, and each registered route's settings staged in a
+ * copy of its struct until the whole read passed (gw_cluster_use).
+ */
 typedef struct gw_cluster
 {
 	bool		multi;			/* cluster_mode */
-	int64_t		presence_flush_interval;
-	int64_t		presence_ttl;
-	int64_t		typing_ttl;
-	int64_t		agent_presence_timeout;
-	int64_t		agent_heartbeat_persist_interval;
 	int64_t		listen_reconnect_backoff_cap;
 	int64_t		signing_key_cache_ttl;
-	int64_t		consumer_lease;
-	/* the terminal's (docs/configuration.md) */
-	int64_t		terminal_open_timeout;
-	int64_t		terminal_host_heartbeat_interval;
-	int64_t		terminal_host_heartbeat_miss_limit;	/* a count */
-	int64_t		terminal_host_duplicate_probe_timeout;
-	int64_t		terminal_idle_timeout;
-	int64_t		terminal_idle_grace;
-	int64_t		terminal_fingerprint_max_attempts;	/* a count */
-	int64_t		terminal_log_poll_interval;
-	unsigned	seen;			/* one bit per setting read */
+	unsigned	seen;			/* one bit per core setting read */
+	unsigned	route_seen[GW_MAX_ROUTES];	/* one bit per route setting read */
+	/* a copy of each route's settings struct, by registration index */
+	_Alignas(int64_t) unsigned char staged[GW_MAX_ROUTES][GW_ROUTE_SETTINGS_MAX];
 } gw_cluster;
 
 /* Zero it and mark nothing seen. */
@@ -101,7 +97,19 @@ void		gw_cluster_init(gw_cluster *c);
 bool		gw_cluster_apply(gw_cluster *c, const char *name, const char *setting,
 							 const char *unit, char *err, size_t errlen);
 
-/* Every setting seen and the rules across them hold; else err names them. */
+/*
+ * Every setting seen and the rules across them hold, the core's and then
+ * each route's in registration order; else err names them.
+ */
 bool		gw_cluster_check(const gw_cluster *c, char *err, size_t errlen);
+
+/* A checked read: writes each route's staged settings into its struct. */
+void		gw_cluster_use(const gw_cluster *c);
+
+/*
+ * The fields of the "cluster settings read" record (docs/gateway.md):
+ * the core's, each route's logged one after the core setting it names.
+ */
+void		gw_cluster_describe(const gw_cluster *c, char *buf, size_t len);
 
 #endif							/* BOTHY_GATEWAY_CONFIG_H */

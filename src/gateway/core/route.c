@@ -20,6 +20,7 @@ static const gw_ws_endpoint *endpoints[GW_MAX_WS_ENDPOINTS];
 static int	nendpoints;
 static const gw_http_route *http_routes[GW_MAX_HTTP_ROUTES];
 static int	nhttp;
+static int	noptions;			/* of every route registered */
 
 /* The core's own counted codes, merged in order with every route's. */
 static const int core_close_codes[] = GW_CLOSE_CODES;
@@ -29,7 +30,7 @@ static int	nclose;
 void
 gw_route_reset(void)
 {
-	nroutes = nendpoints = nhttp = nclose = 0;
+	nroutes = nendpoints = nhttp = nclose = noptions = 0;
 }
 
 /* Adds code to the sorted set of counted codes; false when it is full. */
@@ -84,6 +85,21 @@ http_taken(const gw_http_route *h)
 	return false;
 }
 
+/* Each setting an int64_t inside the struct the core stages a copy of. */
+static bool
+config_fits(const gw_route_config *config)
+{
+	if (noptions + config->noptions > GW_MAX_ROUTE_OPTIONS ||
+		config->settings_size > GW_ROUTE_SETTINGS_MAX ||
+		config->nsettings > GW_ROUTE_SETTINGS_COUNT ||
+		(config->nsettings > 0 && config->settings_struct == NULL))
+		return false;
+	for (int i = 0; i < config->nsettings; i++)
+		if (config->settings[i].offset + sizeof(int64_t) > config->settings_size)
+			return false;
+	return true;
+}
+
 bool
 gw_route_register(const gw_route *route)
 {
@@ -94,7 +110,7 @@ gw_route_register(const gw_route *route)
 				saved_nhttp = nhttp,
 				i;
 
-	if (nroutes == GW_MAX_ROUTES)
+	if (nroutes == GW_MAX_ROUTES || (route->config != NULL && !config_fits(route->config)))
 		return false;
 	(void) gw_route_close_codes(&codes);
 	saved_nclose = nclose;
@@ -120,6 +136,7 @@ gw_route_register(const gw_route *route)
 		if (!count_code(route->close_codes[i]))
 			goto refuse;
 	routes[nroutes++] = route;
+	noptions += route->config != NULL ? route->config->noptions : 0;
 	return true;
 
 refuse:

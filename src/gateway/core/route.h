@@ -2,7 +2,8 @@
  * core/route.h
  *		What a route registers with the core: its WebSocket endpoints, its
  *		HTTP paths, its part of the shared listener, its close codes and
- *		metrics, its members of /status.json and its start and stop hooks.
+ *		metrics, its members of /status.json, its options and cluster
+ *		settings, and its start and stop hooks.
  *
  * The core knows no route: the transport (conn.c), HTTP (http.c), the
  * listener, /metrics, /status.json and the start and stop (server.c) reach
@@ -33,6 +34,7 @@ struct gw_metrics_out;
 #define GW_MAX_ROUTES 4			/* routes and hook-only parts */
 #define GW_MAX_WS_ENDPOINTS 8	/* WebSocket paths of every route */
 #define GW_MAX_HTTP_ROUTES 8	/* HTTP path prefixes of every route */
+#define GW_MAX_ROUTE_OPTIONS 32	/* `serve` options of every route */
 
 /*
  * One WebSocket path.  lws allocates one per-session struct for every
@@ -115,6 +117,64 @@ typedef struct gw_http_route
 	void		(*closed) (struct gw_conn *c);
 } gw_http_route;
 
+/*
+ * One integer option of `serve` a route owns (--heartbeat).  The core
+ * builds getopt's table, `serve --help` and the "starting" record from the
+ * core's own options and every route's, so each stays one text
+ * (docs/gateway.md, "`serve` options"): a route's option comes right after the
+ * core option named by after, in registration order, in both (an after
+ * naming no core option leaves it out of both: test_config compares them
+ * byte for byte).  Parsed strictly within min..max ("--NAME must be an
+ * integer from MIN to MAX").
+ */
+typedef struct gw_route_option
+{
+	const char *name;			/* "heartbeat": --heartbeat */
+	const char *help;			/* its lines of --help, each ending in a newline */
+	long		min;
+	long		max;
+	long		def;			/* set before the command line is read */
+	int		   *value;			/* in the route's options struct */
+	const char *log_key;		/* "heartbeat_ms=" in "starting" */
+	const char *after;			/* a core option's name: "identify-timeout" */
+} gw_route_option;
+
+/*
+ * One integer row of bothy.settings() a route reads (docs/configuration.md),
+ * an int64_t at offset in the route's settings struct.  The core stages a
+ * read in a copy of that struct, checks every route's rules on the copies,
+ * and only then writes them: an invalid reload keeps the last good ones.
+ */
+typedef struct gw_route_setting
+{
+	const char *name;			/* "presence_ttl": bothy.presence_ttl */
+	long		min;
+	long		max;
+	bool		count;			/* no unit; else milliseconds */
+	size_t		offset;			/* of its int64_t in the settings struct */
+	/* logged in "cluster settings read" after this core setting; NULL: not */
+	const char *log_after;
+} gw_route_setting;
+
+#define GW_ROUTE_SETTINGS_MAX 256	/* bytes of one route's settings struct */
+#define GW_ROUTE_SETTINGS_COUNT 32	/* rows of one route's settings */
+
+/*
+ * A route's options and settings, declared in its own room (its
+ * settings.c: pure, so its unit test links it beside core/config.c).
+ */
+typedef struct gw_route_config
+{
+	const gw_route_option *options;
+	int			noptions;
+	const gw_route_setting *settings;
+	int			nsettings;
+	void	   *settings_struct;	/* written after each good read */
+	size_t		settings_size;
+	/* the rules across its own settings, on a staged copy: false names them in err */
+	bool		(*settings_check) (const void *staged, char *err, size_t errlen);
+} gw_route_config;
+
 typedef struct gw_route
 {
 	const char *name;			/* constant, for logs */
@@ -139,6 +199,9 @@ typedef struct gw_route
 	/* sets the route's members of /status.json; false when out of memory */
 	bool		(*status) (json_t *status);
 
+	/* its integer options of `serve` and its rows of bothy.settings() */
+	const gw_route_config *config;
+
 	/* options parsed, nothing bound yet: false refuses the start (it said why) */
 	bool		(*init) (void);
 	/* registered with the database: the node accepts connections from now */
@@ -159,7 +222,11 @@ typedef struct gw_route
 	void		(*fini) (void);
 } gw_route;
 
-/* Before gw_serve; false when a table is full or a path is taken twice. */
+/*
+ * Before gw_serve; false when a table is full, a path is taken twice or
+ * the options or settings do not fit GW_MAX_ROUTE_OPTIONS,
+ * GW_ROUTE_SETTINGS_MAX and GW_ROUTE_SETTINGS_COUNT.
+ */
 bool		gw_route_register(const gw_route *route);
 
 /* The routes, in registration order. */

@@ -194,18 +194,13 @@ read_settings(const PGresult *res, gw_cluster *c, char *err, size_t errlen)
 static void
 use_settings(const gw_cluster *c, const char *msg)
 {
+	char		fields[1024];
+
 	gw.cluster = *c;
+	gw_cluster_use(c);
 	gw.backoff_ms = (int) c->listen_reconnect_backoff_cap;
-	gw_logf(GW_LOG_INFO, msg,
-			"cluster_mode=%s presence_flush_interval_ms=%lld presence_ttl_ms=%lld "
-			"typing_ttl_ms=%lld agent_presence_timeout_ms=%lld "
-			"agent_heartbeat_persist_interval_ms=%lld listen_reconnect_backoff_cap_ms=%lld "
-			"signing_key_cache_ttl_ms=%lld consumer_lease_ms=%lld",
-			c->multi ? "multi" : "single", (long long) c->presence_flush_interval,
-			(long long) c->presence_ttl, (long long) c->typing_ttl,
-			(long long) c->agent_presence_timeout, (long long) c->agent_heartbeat_persist_interval,
-			(long long) c->listen_reconnect_backoff_cap, (long long) c->signing_key_cache_ttl,
-			(long long) c->consumer_lease);
+	gw_cluster_describe(c, fields, sizeof(fields));
+	gw_logf(GW_LOG_INFO, msg, "%s", fields);
 }
 
 /*
@@ -453,6 +448,7 @@ gw_serve(int argc, char **argv)
 	struct lws_context_creation_info info;
 	struct sigaction sa;
 	char		err[256];
+	char		fields[1024];
 	int			r;
 
 	memset(&gw, 0, sizeof(gw));
@@ -462,7 +458,7 @@ gw_serve(int argc, char **argv)
 		return 0;
 	if (r < 0)
 	{
-		fprintf(stderr, "bothy-gateway serve: %s\n%s", err, gw_serve_usage);
+		fprintf(stderr, "bothy-gateway serve: %s\n%s", err, gw_serve_usage());
 		return 2;
 	}
 	gw_log_set_level(gw.opt.log_level);
@@ -489,20 +485,8 @@ gw_serve(int argc, char **argv)
 	bothy_uuid_format(&gw.id, gw.id_text);
 
 	/* the configuration, with no secret: not the conninfo, not an address */
-	gw_logf(GW_LOG_INFO, "starting",
-			"listen_port=%d database=set keys=set db_pool=%d db_timeout_ms=%d "
-			"identify_timeout_ms=%d heartbeat_ms=%d max_message=%d send_queue=%d send_timeout_ms=%d "
-			"start_timeout_ms=%d stop_timeout_ms=%d max_connections=%d typing_interval_ms=%d "
-			"run_coalesce_ms=%d agent_window=%d autocomplete_timeout_ms=%d stream_ping_ms=%d "
-			"stream_window=%d "
-			"database_read=%d database_read_wait_ms=%d database_read_retry_ms=%d",
-			gw.opt.listen_port, gw.opt.db_pool, gw.opt.db_timeout_ms,
-			gw.opt.identify_timeout_ms, gw.opt.heartbeat_ms, gw.opt.max_message,
-			gw.opt.send_queue, gw.opt.send_timeout_ms, gw.opt.start_timeout_ms,
-			gw.opt.stop_timeout_ms, gw.opt.max_connections, gw.opt.typing_interval_ms,
-			gw.opt.run_coalesce_ms, gw.opt.agent_window, gw.opt.autocomplete_timeout_ms,
-			gw.opt.stream_ping_ms, gw.opt.stream_window, gw.opt.ndatabase_read, gw.opt.read_wait_ms,
-			gw.opt.read_retry_ms);
+	gw_options_describe(&gw.opt, fields, sizeof(fields));
+	gw_logf(GW_LOG_INFO, "starting", "%s", fields);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;

@@ -28,6 +28,7 @@
 #include "terminal/presence.h"
 #include "terminal/probe.h"
 #include "terminal/send.h"
+#include "terminal/settings.h"
 #include "terminal/stats.h"
 
 /* Large enough for every message the node sends on a control connection. */
@@ -190,7 +191,7 @@ gw_tconn_ready(gw_tconn *tc, gw_thost state)
 	arm_heartbeat(tc);
 	gw_tstats_count(tc, state == GW_THOST_ACTIVE ? GW_TCOUNT_ACTIVE : GW_TCOUNT_CONFIRMING);
 	(void) gw_tconn_send(tc, out, gw_tenc_ready(out, sizeof(out), &tc->id, state,
-												gw.cluster.terminal_host_heartbeat_interval));
+												gw_tsettings.terminal_host_heartbeat_interval));
 	/* terminal.host_close came while its hello ran: the state it read may be stale */
 	if (tc->recheck)
 	{
@@ -387,7 +388,7 @@ reported(gw_tconn *tc, const gw_tmsg *m)
 		if (!tc->announced && gw.cluster.multi)
 		{
 			gw_tpresence_announce(tc);
-			tc->probation_until = gw_mono_ms() + 2 * gw.cluster.terminal_host_duplicate_probe_timeout;
+			tc->probation_until = gw_mono_ms() + 2 * gw_tsettings.terminal_host_duplicate_probe_timeout;
 			gw_tconn_rearm(tc);
 		}
 		gw_tprobe_local(tc);

@@ -21,6 +21,7 @@
 #include "terminal/hosts.h"
 #include "terminal/presence.h"
 #include "terminal/send.h"
+#include "terminal/settings.h"
 #include "terminal/stats.h"
 
 #define BUCKETS 4096			/* a power of two */
@@ -48,7 +49,7 @@ static uint32_t nlive;			/* not gone */
 int64_t
 gw_tpresence_window(void)
 {
-	return gw.cluster.terminal_host_heartbeat_interval * gw.cluster.terminal_host_heartbeat_miss_limit;
+	return gw_tsettings.terminal_host_heartbeat_interval * gw_tsettings.terminal_host_heartbeat_miss_limit;
 }
 
 static entry *

@@ -14,6 +14,7 @@
 #include "terminal/presence.h"
 #include "terminal/probe.h"
 #include "terminal/send.h"
+#include "terminal/settings.h"
 #include "terminal/stats.h"
 
 static const char sql_duplicate[] = "SELECT bothy.terminal_host_duplicate($1::uuid)";
@@ -34,7 +35,7 @@ start(gw_tconn *tc)
 		return;
 	randombytes_buf(tc->nonce, sizeof(tc->nonce));
 	tc->probing = true;
-	tc->probe_until = gw_mono_ms() + gw.cluster.terminal_host_duplicate_probe_timeout;
+	tc->probe_until = gw_mono_ms() + gw_tsettings.terminal_host_duplicate_probe_timeout;
 	gw_tconn_rearm(tc);
 	(void) gw_tconn_send(tc, out, gw_tenc_probe(out, sizeof(out), tc->nonce));
 }

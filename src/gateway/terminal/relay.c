@@ -22,6 +22,7 @@
 #include "terminal/relay_stats.h"
 #include "terminal/relay_wire.h"
 #include "terminal/send.h"
+#include "terminal/settings.h"
 
 static lws_sorted_usec_list_t sul_sweep;
 static bool sweeping;
@@ -102,7 +103,7 @@ static const gw_rslot_io io = {
 static void
 configure(void)
 {
-	gw_rslots_configure(gw.cluster.terminal_open_timeout, gw.cluster.terminal_idle_timeout);
+	gw_rslots_configure(gw_tsettings.terminal_open_timeout, gw_tsettings.terminal_idle_timeout);
 }
 
 static void

@@ -52,6 +52,7 @@
 #include "terminal/relay_conn.h"
 #include "terminal/relay_stats.h"
 #include "terminal/relay_wire.h"
+#include "terminal/settings.h"
 
 /* The shortest time between two pings of a drain (a burst's last mark). */
 #define DRAIN_PING_GAP_MS 1000
@@ -59,7 +60,7 @@
 static uint64_t
 window(void)
 {
-	return (uint64_t) gw.opt.stream_window;
+	return (uint64_t) gw_topt.stream_window;
 }
 
 static bool

@@ -13,6 +13,7 @@
 #include "terminal/relay.h"
 #include "terminal/relay_conn.h"
 #include "terminal/relay_wire.h"
+#include "terminal/settings.h"
 
 static bool
 accepts(const char *rest)
@@ -36,7 +37,7 @@ established(gw_conn *conn)
 		return;
 	}
 	c->quiet_until = gw_mono_ms() + gw.opt.identify_timeout_ms;
-	c->ping_at = gw_mono_ms() + gw.opt.stream_ping_ms;
+	c->ping_at = gw_mono_ms() + gw_topt.stream_ping_ms;
 	gw_conn_wake_at(conn, c->quiet_until);
 	gw_conn_wake_at(conn, c->ping_at);
 	gw_relay_wake();
@@ -89,7 +90,7 @@ tick(gw_conn *conn, int64_t now)
 	if (now >= c->ping_at)
 	{
 		gw_conn_ping(conn);
-		c->ping_at = now + gw.opt.stream_ping_ms;
+		c->ping_at = now + gw_topt.stream_ping_ms;
 	}
 	gw_rack_tick(c, now);
 	/* woken early, or the next of either */

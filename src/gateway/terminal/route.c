@@ -23,6 +23,7 @@
 #include "terminal/relay.h"
 #include "terminal/rest.h"
 #include "terminal/route.h"
+#include "terminal/settings.h"
 #include "terminal/stats.h"
 #include "terminal/tail.h"
 
@@ -173,6 +174,7 @@ const gw_route gw_terminal_route = {
 	.nclose_codes = sizeof(close_codes) / sizeof(close_codes[0]),
 	.metrics = metrics,
 	.status = status,
+	.config = &gw_terminal_config,
 	.init = init,
 	.start = start,
 	.stopping = stopping,

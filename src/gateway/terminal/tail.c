@@ -10,6 +10,7 @@
 #include "terminal/opens.h"
 #include "terminal/relay.h"
 #include "terminal/route.h"
+#include "terminal/settings.h"
 #include "terminal/stats.h"
 #include "terminal/tail.h"
 
@@ -175,7 +176,7 @@ poll_cb(lws_sorted_usec_list_t *sul)
 	read_now();
 	if (!tail.stopped)
 		lws_sul_schedule(gw.context, 0, &tail.sul, poll_cb,
-						 (lws_usec_t) gw.cluster.terminal_log_poll_interval * LWS_US_PER_MS);
+						 (lws_usec_t) gw_tsettings.terminal_log_poll_interval * LWS_US_PER_MS);
 }
 
 void

@@ -2,15 +2,20 @@
  * test_config.c
  *		Unit tests of src/gateway/core/config.c: the listen address parser,
  *		the `serve` options over the environment, and the cluster settings of
- *		bothy.settings() with their cross-rule.  The strict integer under
- *		them is src/common's (test/unit/test_intparse.c).
+ *		bothy.settings() with their cross-rules, with both routes' options
+ *		and settings registered as main.c registers them (clients/settings.c,
+ *		terminal/settings.c).  The strict integer under them is src/common's
+ *		(test/unit/test_intparse.c).
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clients/settings.h"
 #include "core/config.h"
+#include "core/route.h"
+#include "terminal/settings.h"
 #include "unit.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -171,10 +176,13 @@ test_defaults(void)
 			strcmp(r->o.database, "dbname=x") == 0 && strcmp(r->o.keys, "/k") == 0,
 			"options: listen, database and keys taken from the flags");
 	UNIT_OK(r->o.db_pool == 2 && r->o.db_timeout_ms == 5000 && r->o.identify_timeout_ms == 10000 &&
-			r->o.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
+			gw_copt.heartbeat_ms == 30000 && r->o.max_message == 16384 && r->o.send_queue == 65536 &&
 			r->o.send_timeout_ms == 10000 && r->o.start_timeout_ms == 30000 &&
 			r->o.stop_timeout_ms == 5000 && r->o.max_connections == 100000 &&
-			r->o.stream_ping_ms == 30000 && r->o.stream_window == 524288 && r->o.log_level == GW_LOG_INFO &&
+			gw_topt.stream_ping_ms == 30000 && gw_topt.stream_window == 524288 &&
+			gw_copt.typing_interval_ms == 1000 && gw_copt.run_coalesce_ms == 50 &&
+			gw_copt.agent_window == 100 && gw_copt.autocomplete_timeout_ms == 3000 &&
+			r->o.log_level == GW_LOG_INFO &&
 			r->o.ndatabase_read == 0 && r->o.read_wait_ms == 20 && r->o.read_retry_ms == 5000,
 			"options: every default as the usage text states it");
 	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
@@ -188,10 +196,20 @@ typedef struct int_option
 	const char *flag;
 	long		min;
 	long		max;
-	size_t		offset;
+	size_t		offset;			/* a core option's int in gw_options */
+	const int  *route_value;	/* else a route's */
 } int_option;
 
-#define OPT(f, lo, hi, field) {f, lo, hi, offsetof(gw_options, field)}
+#define OPT(f, lo, hi, field) {f, lo, hi, offsetof(gw_options, field), NULL}
+#define COPT(f, lo, hi, field) {f, lo, hi, 0, &gw_copt.field}
+#define TOPT(f, lo, hi, field) {f, lo, hi, 0, &gw_topt.field}
+
+static int
+option_value(const run_result *r, const int_option *opt)
+{
+	return opt->route_value != NULL ? *opt->route_value :
+		*(const int *) ((const char *) &r->o + opt->offset);
+}
 
 static void
 test_int_options(void)
@@ -200,19 +218,19 @@ test_int_options(void)
 		OPT("--db-pool", 1, 16, db_pool),
 		OPT("--db-timeout", 100, 600000, db_timeout_ms),
 		OPT("--identify-timeout", 100, 600000, identify_timeout_ms),
-		OPT("--heartbeat", 1000, 600000, heartbeat_ms),
+		COPT("--heartbeat", 1000, 600000, heartbeat_ms),
 		OPT("--max-message", 1024, 1048576, max_message),
 		OPT("--send-queue", 1024, 16777216, send_queue),
 		OPT("--send-timeout", 100, 600000, send_timeout_ms),
 		OPT("--start-timeout", 1000, 600000, start_timeout_ms),
 		OPT("--stop-timeout", 100, 600000, stop_timeout_ms),
 		OPT("--max-connections", 1, 1000000, max_connections),
-		OPT("--typing-interval", 0, 60000, typing_interval_ms),
-		OPT("--run-coalesce", 0, 10000, run_coalesce_ms),
-		OPT("--agent-window", 1, 1000, agent_window),
-		OPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
-		OPT("--stream-ping-interval", 100, 600000, stream_ping_ms),
-		OPT("--stream-window", 1024, 16777216, stream_window),
+		COPT("--typing-interval", 0, 60000, typing_interval_ms),
+		COPT("--run-coalesce", 0, 10000, run_coalesce_ms),
+		COPT("--agent-window", 1, 1000, agent_window),
+		COPT("--autocomplete-timeout", 100, 60000, autocomplete_timeout_ms),
+		TOPT("--stream-ping-interval", 100, 600000, stream_ping_ms),
+		TOPT("--stream-window", 1024, 16777216, stream_window),
 		OPT("--database-read-wait", 1, 10000, read_wait_ms),
 		OPT("--database-read-retry", 100, 600000, read_retry_ms),
 	};
@@ -239,10 +257,10 @@ test_int_options(void)
 				 opt->flag, opt->min, opt->max);
 
 		r = RUN(REQ, opt->flag, lo);
-		got_lo = *(int *) ((char *) &r->o + opt->offset);
+		got_lo = option_value(r, opt);
 		pass = unit_case(r->rc == 0 && got_lo == opt->min, "min accepted");
 		r = RUN(REQ, opt->flag, hi);
-		got_hi = *(int *) ((char *) &r->o + opt->offset);
+		got_hi = option_value(r, opt);
 		pass = unit_case(r->rc == 0 && got_hi == opt->max, "max accepted") && pass;
 		r = RUN(REQ, opt->flag, below);
 		pass = unit_case(refused_with(r, want), "min - 1 refused") && pass;
@@ -297,16 +315,62 @@ test_log_levels(void)
 	UNIT_OK(pass, "--log-level: INFO, warning, empty, a number and a trailing blank refused");
 }
 
+/*
+ * `serve --help` as core/config.c printed it whole before each route
+ * declared its own options (issue 26): the routes' lines at their places.
+ */
+static const char usage_before[] =
+"usage: bothy-gateway serve --listen ADDR:PORT --database CONNINFO --keys DIR [options]\n"
+"\n"
+"  --listen ADDR:PORT         the numeric address to serve /gateway, /v1/, /healthz,\n"
+"                             /readyz, /metrics, /status.json and --web on\n"
+"                             (env BOTHY_LISTEN; IPv6 as [ADDR]:PORT; ADDR empty:\n"
+"                             every IPv4 address)\n"
+"  --database CONNINFO        libpq connection string (env BOTHY_DATABASE)\n"
+"  --database-read CONNINFO   a hot standby for the reads of deliveries, repeatable\n"
+"                             up to 8 (env BOTHY_DATABASE_READ: one; default none)\n"
+"  --database-read-wait MS    a read's wait for a standby connection, then for its\n"
+"                             standby to replay its fence (each), then the\n"
+"                             primary, 1..10000 (default 20)\n"
+"  --database-read-retry MS   a standby out of rotation is tried again after,\n"
+"                             100..600000 (default 5000)\n"
+"  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
+"  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
+"                             at /status, other files by name (default: no page)\n"
+"  --db-pool N                query connections, 1..16 (default 2)\n"
+"  --db-timeout MS            one database call, 100..600000 (default 5000)\n"
+"  --identify-timeout MS      identify after connecting, 100..600000 (default 10000)\n"
+"  --heartbeat MS             heartbeat_ms announced in ready; silence for twice\n"
+"                             that closes the connection (4009), 1000..600000 (default 30000)\n"
+"  --max-message BYTES        one client message, 1024..1048576 (default 16384)\n"
+"  --send-queue BYTES         queued to one client, 1024..16777216 (default 65536)\n"
+"  --send-timeout MS          queued output not read, 100..600000 (default 10000)\n"
+"  --start-timeout MS         database at start, 1000..600000 (default 30000)\n"
+"  --stop-timeout MS          orderly stop, 100..600000 (default 5000)\n"
+"  --max-connections N        WebSocket connections, 1..1000000 (default 100000)\n"
+"  --typing-interval MS       one typing op per thread per connection per this,\n"
+"                             0..60000 (default 1000)\n"
+"  --run-coalesce MS          at most one run.updated per run per this window,\n"
+"                             0..10000 (default 50)\n"
+"  --agent-window N           agent events sent beyond the acknowledged one,\n"
+"                             1..1000 (default 100)\n"
+"  --autocomplete-timeout MS  wait for a consumer's answer, 100..60000 (default 3000)\n"
+"  --stream-ping-interval MS  a ping on each terminal stream side this often (the edge\n"
+"                             sees no silence), 100..600000 (default 30000)\n"
+"  --stream-window BYTES      a terminal device's output written and not yet\n"
+"                             acknowledged, 1024..16777216 (default 524288)\n"
+"  --log-level LEVEL          debug, info, warn or error (default info)\n"
+"  --help                     this text\n";
+
 static void
 test_help_and_errors(void)
 {
 	run_result *r = RUN("--help");
 
-	UNIT_OK(r->rc == 1 && strcmp(r->out, gw_serve_usage) == 0 && r->err[0] == '\0',
+	UNIT_OK(r->rc == 1 && strcmp(r->out, gw_serve_usage()) == 0 && r->err[0] == '\0',
 			"--help returns 1 and prints the usage, even without the required flags");
-	UNIT_OK(strncmp(gw_serve_usage, "usage: bothy-gateway serve", 26) == 0 &&
-			strstr(gw_serve_usage, "--max-connections") != NULL,
-			"the usage text names the command and the options");
+	UNIT_OK(strcmp(gw_serve_usage(), usage_before) == 0,
+			"the usage text, the core's options and both routes', byte for byte as before issue 26");
 	r = RUN("--db-pool", "0", "--help");
 	UNIT_OK(r->rc == -1 && r->out[0] == '\0', "a bad option before --help is an error, not help");
 
@@ -419,32 +483,37 @@ typedef struct setting
 	long		min;
 	long		max;
 	bool		count;			/* no unit; else ms */
-	size_t		offset;
+	size_t		offset;			/* a core setting's int64_t in gw_cluster */
+	const int64_t *live;		/* else a route's, written by gw_cluster_use */
 } setting;
 
-#define SET(n, lo, hi) {#n, lo, hi, false, offsetof(gw_cluster, n)}
-#define COUNT(n, lo, hi) {#n, lo, hi, true, offsetof(gw_cluster, n)}
-/* The ranges of docs/configuration.md, written here independently of config.c. */
+#define SET(n, lo, hi) {#n, lo, hi, false, offsetof(gw_cluster, n), NULL}
+#define CSET(n, lo, hi) {#n, lo, hi, false, 0, &gw_csettings.n}
+#define TSET(n, lo, hi) {#n, lo, hi, false, 0, &gw_tsettings.n}
+#define TCOUNT(n, lo, hi) {#n, lo, hi, true, 0, &gw_tsettings.n}
+/* The ranges of docs/configuration.md, written here independently of the tables. */
 static const setting settings[] = {
-	SET(presence_flush_interval, 100, 60000),
-	SET(presence_ttl, 1000, 600000),
-	SET(typing_ttl, 1000, 60000),
-	SET(agent_presence_timeout, 1000, 3600000),
-	SET(agent_heartbeat_persist_interval, 1000, 600000),
+	CSET(presence_flush_interval, 100, 60000),
+	CSET(presence_ttl, 1000, 600000),
+	CSET(typing_ttl, 1000, 60000),
+	CSET(agent_presence_timeout, 1000, 3600000),
+	CSET(agent_heartbeat_persist_interval, 1000, 600000),
 	SET(listen_reconnect_backoff_cap, 100, 300000),
 	SET(signing_key_cache_ttl, 1000, 3600000),
-	SET(consumer_lease, 3000, 3600000),
-	COUNT(terminal_fingerprint_max_attempts, 1, 100),
-	SET(terminal_host_duplicate_probe_timeout, 100, 60000),
-	SET(terminal_host_heartbeat_interval, 1000, 600000),
-	COUNT(terminal_host_heartbeat_miss_limit, 1, 100),
-	SET(terminal_idle_grace, 1000, 600000),
-	SET(terminal_idle_timeout, 60000, 86400000),
-	SET(terminal_log_poll_interval, 100, 60000),
-	SET(terminal_open_timeout, 1000, 600000),
+	CSET(consumer_lease, 3000, 3600000),
+	TCOUNT(terminal_fingerprint_max_attempts, 1, 100),
+	TSET(terminal_host_duplicate_probe_timeout, 100, 60000),
+	TSET(terminal_host_heartbeat_interval, 1000, 600000),
+	TCOUNT(terminal_host_heartbeat_miss_limit, 1, 100),
+	TSET(terminal_idle_grace, 1000, 600000),
+	TSET(terminal_idle_timeout, 60000, 86400000),
+	TSET(terminal_log_poll_interval, 100, 60000),
+	TSET(terminal_open_timeout, 1000, 600000),
 };
 #undef SET
-#undef COUNT
+#undef CSET
+#undef TSET
+#undef TCOUNT
 
 /* The unit bothy.settings() gives a row: none for a count and the mode. */
 static const char *
@@ -456,10 +525,25 @@ unit_of(const char *name)
 	return NULL;
 }
 
+/* A setting's value as read into c: a route's once c is used. */
 static int64_t
 field(const gw_cluster *c, const setting *s)
 {
-	return *(const int64_t *) ((const char *) c + s->offset);
+	if (s->live == NULL)
+		return *(const int64_t *) ((const char *) c + s->offset);
+	gw_cluster_use(c);
+	return *s->live;
+}
+
+/* How many settings c has seen, the core's and the routes'. */
+static int
+nseen(const gw_cluster *c)
+{
+	int			n = __builtin_popcount(c->seen);
+
+	for (int r = 0; r < GW_MAX_ROUTES; r++)
+		n += __builtin_popcount(c->route_seen[r]);
+	return n;
 }
 
 /* bothy.settings() with the defaults (docs/configuration.md); valid together. */
@@ -532,7 +616,7 @@ test_cluster_settings(void)
 
 		gw_cluster_init(&c);
 		pass = unit_case(gw_cluster_apply(&c, s->name, lo, unit, err, sizeof(err)) &&
-						 field(&c, s) == s->min && c.seen == (1u << i), "min taken, only its bit seen");
+						 field(&c, s) == s->min && nseen(&c) == 1, "min taken, only its bit seen");
 		pass = unit_case(gw_cluster_apply(&c, s->name, hi, unit, err, sizeof(err)) &&
 						 field(&c, s) == s->max, "max taken") && pass;
 
@@ -552,7 +636,7 @@ test_cluster_settings(void)
 						 !gw_cluster_apply(&c, s->name, lo, "MS", err, sizeof(err)) &&
 						 !gw_cluster_apply(&c, s->name, NULL, unit, err, sizeof(err)) &&
 						 !gw_cluster_apply(&c, s->name, "1e3", unit, err, sizeof(err)) &&
-						 strcmp(err, want) == 0 && c.seen == 0 && field(&c, s) == 0,
+						 strcmp(err, want) == 0 && nseen(&c) == 0 && field(&c, s) == 0,
 						 "another unit, a missing one and a bad number refused, not seen") && pass;
 		if (s->count)
 			pass = unit_case(gw_cluster_apply(&c, s->name, lo, "", err, sizeof(err)) &&
@@ -570,27 +654,32 @@ test_cluster_settings(void)
 	UNIT_OK(!gw_cluster_apply(&c, "cluster_mode", "Multi", NULL, err, sizeof(err)) &&
 			!gw_cluster_apply(&c, "cluster_mode", "", NULL, err, sizeof(err)) &&
 			!gw_cluster_apply(&c, "cluster_mode", NULL, NULL, err, sizeof(err)) &&
-			strcmp(err, "bothy.cluster_mode must be single or multi") == 0 && c.seen == 0,
+			strcmp(err, "bothy.cluster_mode must be single or multi") == 0 && nseen(&c) == 0,
 			"cluster_mode: another spelling, empty and NULL refused, not seen");
 
 	gw_cluster_init(&c);
 	strcpy(err, "untouched");
 	UNIT_OK(gw_cluster_apply(&c, "future_setting", "abc", "furlongs", err, sizeof(err)) &&
 			gw_cluster_apply(&c, "presence", "1", "ms", err, sizeof(err)) &&
-			c.seen == 0 && strcmp(err, "untouched") == 0,
+			nseen(&c) == 0 && strcmp(err, "untouched") == 0,
 			"an unknown name (even a prefix of a known one) is skipped, nothing seen");
 
 	UNIT_OK(apply_defaults(&c, NULL) && gw_cluster_check(&c, err, sizeof(err)),
 			"the shipped defaults apply and pass the check");
-	UNIT_OK(c.presence_flush_interval == 2000 && c.presence_ttl == 10000 && c.typing_ttl == 8000 &&
-			c.agent_presence_timeout == 30000 && c.agent_heartbeat_persist_interval == 10000 &&
+	gw_cluster_use(&c);
+	UNIT_OK(gw_csettings.presence_flush_interval == 2000 && gw_csettings.presence_ttl == 10000 &&
+			gw_csettings.typing_ttl == 8000 && gw_csettings.agent_presence_timeout == 30000 &&
+			gw_csettings.agent_heartbeat_persist_interval == 10000 &&
 			c.listen_reconnect_backoff_cap == 5000 && c.signing_key_cache_ttl == 30000 &&
-			c.consumer_lease == 30000 && !c.multi &&
-			c.terminal_fingerprint_max_attempts == 5 && c.terminal_host_duplicate_probe_timeout == 5000 &&
-			c.terminal_host_heartbeat_interval == 15000 && c.terminal_host_heartbeat_miss_limit == 3 &&
-			c.terminal_idle_grace == 30000 && c.terminal_idle_timeout == 1800000 &&
-			c.terminal_log_poll_interval == 1000 && c.terminal_open_timeout == 30000,
-			"each row lands in its own field");
+			gw_csettings.consumer_lease == 30000 && !c.multi &&
+			gw_tsettings.terminal_fingerprint_max_attempts == 5 &&
+			gw_tsettings.terminal_host_duplicate_probe_timeout == 5000 &&
+			gw_tsettings.terminal_host_heartbeat_interval == 15000 &&
+			gw_tsettings.terminal_host_heartbeat_miss_limit == 3 &&
+			gw_tsettings.terminal_idle_grace == 30000 && gw_tsettings.terminal_idle_timeout == 1800000 &&
+			gw_tsettings.terminal_log_poll_interval == 1000 &&
+			gw_tsettings.terminal_open_timeout == 30000,
+			"each row lands in its own field, the routes' in their own structs once used");
 
 	for (i = 0; i < N_ELEMS(default_rows); i++)
 	{
@@ -682,10 +771,101 @@ test_terminal_rules(void)
 			"open timeout against the log poll interval: twice refused, one ms more passes");
 }
 
+/*
+ * The "starting" and "cluster settings read" records as server.c wrote
+ * them from one format string before issue 26 (docs/gateway.md): the
+ * routes' fields at the same places, byte for byte.
+ */
+static void
+test_records(void)
+{
+	run_result *r = RUN(REQ, "--heartbeat", "1234", "--stream-window", "4096", "--agent-window", "7",
+						"--database-read", "host=a", "--database-read-wait", "30");
+	gw_cluster	c;
+	char		got[1024],
+				err[256];
+
+	gw_options_describe(&r->o, got, sizeof(got));
+	UNIT_OK(r->rc == 0 && strcmp(got,
+								 "listen_port=8080 database=set keys=set db_pool=2 db_timeout_ms=5000 "
+								 "identify_timeout_ms=10000 heartbeat_ms=1234 max_message=16384 "
+								 "send_queue=65536 send_timeout_ms=10000 start_timeout_ms=30000 "
+								 "stop_timeout_ms=5000 max_connections=100000 typing_interval_ms=1000 "
+								 "run_coalesce_ms=50 agent_window=7 autocomplete_timeout_ms=3000 "
+								 "stream_ping_ms=30000 stream_window=4096 database_read=1 "
+								 "database_read_wait_ms=30 database_read_retry_ms=5000") == 0,
+			"\"starting\": the core's and the routes' options in the order of before");
+	UNIT_OK(apply_defaults(&c, NULL) &&
+			gw_cluster_apply(&c, "cluster_mode", "multi", NULL, err, sizeof(err)) &&
+			gw_cluster_apply(&c, "consumer_lease", "45000", "ms", err, sizeof(err)) &&
+			gw_cluster_apply(&c, "presence_ttl", "12000", "ms", err, sizeof(err)), "records: applied");
+	gw_cluster_describe(&c, got, sizeof(got));
+	UNIT_OK(strcmp(got, "cluster_mode=multi presence_flush_interval_ms=2000 presence_ttl_ms=12000 "
+				   "typing_ttl_ms=8000 agent_presence_timeout_ms=30000 "
+				   "agent_heartbeat_persist_interval_ms=10000 listen_reconnect_backoff_cap_ms=5000 "
+				   "signing_key_cache_ttl_ms=30000 consumer_lease_ms=45000") == 0,
+			"\"cluster settings read\": the clients' settings among the core's, the terminal's not logged");
+}
+
+/* A read the check refuses leaves the routes' live settings as they were. */
+static void
+test_staged_until_used(void)
+{
+	gw_cluster	c;
+	char		err[256];
+
+	UNIT_OK(apply_defaults(&c, NULL) && gw_cluster_check(&c, err, sizeof(err)), "staged: defaults");
+	gw_cluster_use(&c);
+	UNIT_OK(apply_defaults(&c, NULL) &&
+			gw_cluster_apply(&c, "presence_ttl", "4000", "ms", err, sizeof(err)) &&
+			gw_cluster_apply(&c, "terminal_open_timeout", "9000", "ms", err, sizeof(err)) &&
+			!gw_cluster_check(&c, err, sizeof(err)) &&
+			gw_csettings.presence_ttl == 10000 && gw_tsettings.terminal_open_timeout == 30000,
+			"staged: a refused read (presence_ttl under twice the flush) changes no route's settings");
+	UNIT_OK(strcmp(err, "bothy.presence_ttl must be more than twice bothy.presence_flush_interval") == 0,
+			"staged: the rules run in registration order, the gateway route's first");
+}
+
+/* What a route does not register does not exist: its options nor its settings. */
+static void
+test_unregistered(void)
+{
+	gw_cluster	c;
+	char		err[256];
+
+	gw_route_reset();
+	UNIT_OK(refused_with(RUN(REQ, "--heartbeat", "2000"), "unknown option") &&
+			strstr(gw_serve_usage(), "--heartbeat") == NULL &&
+			strstr(gw_serve_usage(), "--max-connections") != NULL,
+			"no route registered: --heartbeat is unknown and absent from --help");
+	gw_cluster_init(&c);
+	UNIT_OK(gw_cluster_apply(&c, "cluster_mode", "single", NULL, err, sizeof(err)) &&
+			gw_cluster_apply(&c, "listen_reconnect_backoff_cap", "5000", "ms", err, sizeof(err)) &&
+			gw_cluster_apply(&c, "signing_key_cache_ttl", "30000", "ms", err, sizeof(err)) &&
+			gw_cluster_apply(&c, "presence_ttl", "1", "ms", err, sizeof(err)) &&
+			gw_cluster_check(&c, err, sizeof(err)),
+			"no route registered: the core's settings suffice, a route's row is an unknown name");
+}
+
+/* The routes as main.c registers them (the key store has no options). */
+static void
+register_routes(void)
+{
+	static const gw_route clients = {.name = "gateway", .config = &gw_clients_config};
+	static const gw_route terminal = {.name = "terminal", .config = &gw_terminal_config};
+
+	if (!gw_route_register(&clients) || !gw_route_register(&terminal))
+	{
+		fprintf(stderr, "the routes' options did not register\n");
+		exit(2);
+	}
+}
+
 int
 main(void)
 {
 	clear_env();
+	register_routes();
 	unit_diag("gw_parse_listen");
 	test_parse_listen();
 	unit_diag("gw_options_parse");
@@ -700,5 +880,9 @@ main(void)
 	test_cluster_settings();
 	test_presence_rule();
 	test_terminal_rules();
+	test_records();
+	test_staged_until_used();
+	test_unregistered();
+	free_argv();
 	return unit_done();
 }

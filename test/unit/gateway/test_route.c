@@ -163,6 +163,42 @@ main(void)
 		UNIT_OK(gw_route_ws_count() == 3 && gw_route_count() == 2, "the tables are as they were");
 	}
 
+	/* a config whose settings the core cannot stage */
+	{
+		static int64_t	two[2];
+		static int64_t	big[GW_ROUTE_SETTINGS_MAX / sizeof(int64_t) + 1];
+		static const gw_route_setting past = {"past", 1, 2, true, sizeof(two) - 4, NULL};
+		static const gw_route_config past_end = {.settings = &past, .nsettings = 1,
+			.settings_struct = two, .settings_size = sizeof(two)};
+		static const gw_route_config too_big = {.settings_struct = big, .settings_size = sizeof(big)};
+		static const gw_route_config no_struct = {.settings = &past, .nsettings = 1};
+		static const gw_route_setting last = {"last", 1, 2, true, sizeof(two) - sizeof(int64_t), NULL};
+		static const gw_route_config fits = {.settings = &last, .nsettings = 1,
+			.settings_struct = two, .settings_size = sizeof(two)};
+		static const gw_route r1 = {.name = "c1", .config = &past_end};
+		static const gw_route r2 = {.name = "c2", .config = &too_big};
+		static const gw_route r3 = {.name = "c3", .config = &no_struct};
+		static const gw_route r4 = {.name = "c4", .config = &fits};
+
+		UNIT_OK(!gw_route_register(&r1) && !gw_route_register(&r2) && !gw_route_register(&r3) &&
+				gw_route_count() == 2,
+				"settings: one past its struct's end, a struct over GW_ROUTE_SETTINGS_MAX, "
+				"rows without a struct refused");
+		UNIT_OK(gw_route_register(&r4) && gw_route_count() == 3 && gw_route_at(2) == &r4,
+				"settings: the last int64_t of its struct fits");
+		static const gw_route_option many_options[GW_MAX_ROUTE_OPTIONS];
+		static const gw_route_config all = {.options = many_options, .noptions = GW_MAX_ROUTE_OPTIONS};
+		static const gw_route_config one = {.options = many_options, .noptions = 1};
+		static const gw_route r5 = {.name = "c5", .config = &all};
+		static const gw_route r6 = {.name = "c6", .config = &one};
+
+		gw_route_reset();
+		UNIT_OK(gw_route_register(&r5) && !gw_route_register(&r6) && gw_route_count() == 1,
+				"options: GW_MAX_ROUTE_OPTIONS over every route, one more refused");
+		gw_route_reset();
+		UNIT_OK(gw_route_register(&gateway) && gw_route_register(&terminal), "registered again");
+	}
+
 	/* a part with hooks only (the key store) */
 	{
 		static const gw_route hooks = {.name = "keys"};
