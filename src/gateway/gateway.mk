@@ -6,15 +6,17 @@
 #   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
 #
 # The sources live in rooms (docs/development.md, "Rooms"): main.c at the
-# top wires core/, keys/ and the routes (clients/).  Every include of a
+# top wires core/, keys/ and the routes (clients/, terminal/).  Every include of a
 # room names its room ("core/conn.h"), found through -iquote src/gateway;
 # src/common's headers are found by their bare name.
 
 GATEWAY_CC      ?= cc
-# Every C file of src/gateway/ and its rooms but the crypto ones (crypto.mk
-# lists those).
-GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c))
-GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/common/*.h)
+# Every C file of src/gateway/, its rooms and the terminal's wings
+# (terminal/control/, relay/, rest/: docs/development.md) but the crypto
+# ones (crypto.mk lists those).
+GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c \
+                   src/gateway/*/*/*.c))
+GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/gateway/*/*/*.h src/common/*.h)
 GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
 GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
@@ -34,7 +36,6 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
                    test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
-                   test/unit/gateway/test_uuidmap \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
