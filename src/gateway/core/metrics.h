@@ -25,11 +25,7 @@ typedef enum gw_db_result
 	GW_DB_RESULT_COUNT
 } gw_db_result;
 
-/*
- * The close codes of the transport counted by name; each route adds its
- * own (route.h), and every other code counts as "other".
- */
-#define GW_CLOSE_CODES {1000, 1001, 1006, 1007, 1009, 1011, 4002, 4008}
+/* The most close codes counted by name (core/conn.h's GW_CLOSE_CODES and the routes'). */
 #define GW_MAX_CLOSE_CODES 32
 
 #define GW_DB_BUCKETS {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0}

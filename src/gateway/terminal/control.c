@@ -215,7 +215,7 @@ static void
 unexpected(gw_tconn *tc)
 {
 	gw_log(GW_LOG_INFO, "terminal control connection closed: unexpected message");
-	gw_conn_close(&tc->conn, GW_TCODE_MALFORMED, "unexpected message");
+	gw_conn_close(&tc->conn, GW_CLOSE_MALFORMED, "unexpected message");
 }
 
 /* hello or pair could not be checked: the host service tries again. */
@@ -224,14 +224,14 @@ unavailable(gw_tconn *tc, gw_db_result result)
 {
 	gw_logf(GW_LOG_WARN, "terminal control connection closed: database unavailable", "result=%s",
 			result == GW_DB_TIMEOUT ? "timeout" : "error");
-	gw_conn_close(&tc->conn, GW_TCODE_INTERNAL, "database unavailable");
+	gw_conn_close(&tc->conn, GW_CLOSE_INTERNAL, "database unavailable");
 }
 
 static void
 not_understood(gw_tconn *tc)
 {
 	gw_log(GW_LOG_ERROR, "terminal host answer not understood");
-	gw_conn_close(&tc->conn, GW_TCODE_INTERNAL, "internal error");
+	gw_conn_close(&tc->conn, GW_CLOSE_INTERNAL, "internal error");
 }
 
 /* --- hello and pair ------------------------------------------------------ */
@@ -477,7 +477,7 @@ message(gw_conn *c, const char *msg, size_t len, bool binary)
 	{
 		gw_logf(GW_LOG_INFO, "terminal control connection closed: malformed message", "reason=%s",
 				gw_parse_status_code(status));
-		gw_conn_close(c, GW_TCODE_MALFORMED, "malformed message");
+		gw_conn_close(c, GW_CLOSE_MALFORMED, "malformed message");
 		return;
 	}
 	if (c->state == GW_TC_NEW && m.op == GW_TOP_HELLO)
@@ -497,7 +497,7 @@ tick(gw_conn *c, int64_t now)
 
 	if (c->state == GW_TC_NEW && now >= tc->deadline)
 	{
-		gw_conn_close(c, GW_TCODE_MALFORMED, "no hello in time");
+		gw_conn_close(c, GW_CLOSE_MALFORMED, "no hello in time");
 		return;
 	}
 	if (c->state != GW_TC_READY)

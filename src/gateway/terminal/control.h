@@ -29,15 +29,6 @@
 #include "terminal/wire.h"
 #include "uuid.h"
 
-/* The close codes of a control connection (docs/protocol.md), beside the transport's. */
-#define GW_TCODE_REFUSED 4001	/* a bad signature, an unknown host, a wrong pairing code */
-#define GW_TCODE_MALFORMED 4002
-#define GW_TCODE_SILENT 4009	/* no heartbeat, or no probe answer, in time */
-#define GW_TCODE_PAIRING 4110	/* the host went back to pairing */
-#define GW_TCODE_DISABLED 4111	/* the host is disabled */
-#define GW_TCODE_DUPLICATE 4112	/* the duplicate verdict, on the probing node */
-#define GW_TCODE_INTERNAL 1011	/* hello or pair could not be checked: connect again */
-
 /* conn.state of a control connection; the core's GW_CONN_CLOSING ends them. */
 typedef enum gw_tconn_state
 {

@@ -39,14 +39,14 @@ io_close(gw_rside *side, int code)
 {
 	gw_rconn   *c = gw_rconn_of_side(side);
 
-	if (code == GW_RELAY_LONE)
+	if (code == GW_TCODE_LONE)
 	{
 		gw_logf(GW_LOG_WARN, "terminal relay side unpaired", "side=%s code=%d",
 				gw_relay_side_name(side->kind), code);
-		gw_conn_close(&c->conn, GW_RELAY_LONE, "no counterpart in time");
+		gw_conn_close(&c->conn, GW_TCODE_LONE, "no counterpart in time");
 	}
 	else
-		gw_conn_close(&c->conn, GW_RELAY_ENDED, "session ended");
+		gw_conn_close(&c->conn, GW_TCODE_ENDED, "session ended");
 }
 
 /*

@@ -59,7 +59,7 @@ refuse(gw_rconn *c, const char *reason)
 	gw_relay_stats.refused[c->side.kind]++;
 	gw_logf(GW_LOG_INFO, "terminal stream refused", "side=%s reason=%s",
 			gw_relay_side_name(c->side.kind), reason);
-	gw_conn_close(&c->conn, GW_RELAY_REFUSED, "identify refused");
+	gw_conn_close(&c->conn, GW_TCODE_REFUSED, "identify refused");
 }
 
 static bool
@@ -168,7 +168,7 @@ host_done(void *arg, gw_db_result result, const PGresult *res)
 	else if (!exists)
 	{
 		/* signed by the host, for a session that ended */
-		gw_conn_close(&c->conn, GW_RELAY_ENDED, "session ended");
+		gw_conn_close(&c->conn, GW_TCODE_ENDED, "session ended");
 	}
 	else if (!same(&row.host, &call->host))
 		refuse(c, "host");		/* another host's session */

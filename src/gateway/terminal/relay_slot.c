@@ -201,7 +201,7 @@ end_slot(gw_rslot *s, const void *arg)
 			bool		counted = lone && !side->paired_once;
 
 			drop(s, side);
-			io->close(side, lone ? GW_RELAY_LONE : GW_RELAY_ENDED);
+			io->close(side, lone ? GW_TCODE_LONE : GW_TCODE_ENDED);
 			if (counted)
 				io->unpaired((gw_rside_kind) side->kind);
 		}
@@ -401,7 +401,7 @@ lone_timeout(gw_rslot *s, gw_rside *side, int64_t now)
 	bool		counted = !side->paired_once;
 
 	left(s, side, false, now);
-	io->close(side, GW_RELAY_LONE);
+	io->close(side, GW_TCODE_LONE);
 	if (counted)
 		io->unpaired((gw_rside_kind) side->kind);
 	/* the CAS on opening and this grant: two nodes deciding write one end */

@@ -26,14 +26,6 @@
 #include "terminal/model.h"
 #include "uuid.h"
 
-/*
- * The stream close codes (docs/protocol.md, "Close codes of a stream"; the
- * transport's are in core/conn.h).
- */
-#define GW_RELAY_ENDED 1000		/* the session ended */
-#define GW_RELAY_REFUSED 4001	/* identify refused */
-#define GW_RELAY_LONE 4102		/* no counterpart within bothy.terminal_open_timeout */
-
 /* A failed database call of a slot is tried again after this. */
 #define GW_RSLOT_RETRY_MS 1000
 

@@ -90,13 +90,8 @@ gw_terminal_reconcile(void)
 	gw_ttail_wake(0);
 }
 
-/*
- * The terminal's close codes counted by name (docs/protocol.md, "Close
- * codes of the control connection" and "Close codes of a stream"): refused,
- * malformed, no answer in time, a lone side, the host's state, the
- * duplicate verdict.
- */
-static const int close_codes[] = {4001, 4002, 4009, 4102, 4110, 4111, 4112};
+/* The terminal's close codes counted by name (terminal/model.h). */
+static const int close_codes[] = GW_TERMINAL_CLOSE_CODES;
 
 static void
 metrics(gw_metrics_out *out)
