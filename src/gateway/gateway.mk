@@ -90,6 +90,7 @@ test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
 # The stream's text messages (jansson, and libsodium under the base64url codec).
 test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
         src/gateway/terminal/relay_wire.c src/gateway/terminal/relay_wire.h \
+        src/gateway/terminal/hostsig.h \
         src/common/base64url.c src/common/base64url.h $(COMMON_SRCS) test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
 	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium

@@ -37,7 +37,7 @@ typedef struct gw_ridentify_call
 	gw_db_call *db;
 	bothy_uuid	host;			/* host: the host it says it is */
 	bothy_uuid	grant;			/* the token's grant, or the host's */
-	uint8_t		sig[GW_RWIRE_SIG_LEN];	/* host: its signature */
+	uint8_t		sig[GW_TSIG_BYTES];	/* host: its signature */
 } gw_ridentify_call;
 
 static int	pending;

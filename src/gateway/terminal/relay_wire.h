@@ -16,13 +16,11 @@
 #include <stdint.h>
 
 #include "keys/token.h"
+#include "terminal/hostsig.h"
 #include "uuid.h"
 
 /* The subprotocol a side names to be read in larger pieces (optional). */
 #define GW_RELAY_SUBPROTOCOL "bothy-terminal-stream"
-
-/* An Ed25519 signature (what it signs: terminal/hostsig.h, identify) */
-#define GW_RWIRE_SIG_LEN 64
 
 typedef struct gw_ridentify
 {
@@ -34,7 +32,7 @@ typedef struct gw_ridentify
 	bothy_uuid	host;
 	bothy_uuid	session;
 	bothy_uuid	grant;
-	uint8_t		sig[GW_RWIRE_SIG_LEN];
+	uint8_t		sig[GW_TSIG_BYTES];
 } gw_ridentify;
 
 /*

@@ -209,12 +209,6 @@ gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out)
 	return status;
 }
 
-void
-gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1])
-{
-	(void) bothy_b64url_encode(nonce, GW_TNONCE_BYTES, out, GW_TNONCE_TEXT + 1);
-}
-
 static int
 fits(int n, size_t size)
 {

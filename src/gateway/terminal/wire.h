@@ -18,13 +18,11 @@
 #include <stdint.h>
 
 #include "core/parse.h"
+#include "terminal/hostsig.h"
 #include "terminal/model.h"
 #include "uuid.h"
 
-#define GW_TKEY_BYTES 32		/* a raw Ed25519 public key */
-#define GW_TSIG_BYTES 64		/* an Ed25519 signature */
-#define GW_TNONCE_BYTES 32		/* a challenge's or a probe's nonce */
-#define GW_TNONCE_TEXT 43		/* its base64url, unpadded */
+/* Key, signature and nonce sizes and the nonce's text: terminal/hostsig.h. */
 #define GW_TCODE_LEN 16			/* a pairing code: the Crockford alphabet, lower case */
 #define GW_TVERSION_MAX 64		/* hello's version: 1 .. 64 printable ASCII */
 #define GW_TREPORT_MAX 32		/* report's sessions: 0 .. 32 UUIDs */
@@ -56,9 +54,6 @@ typedef struct gw_tmsg
 
 /* Parses buf[0..len) (not NUL-terminated); *out is set only on GW_PARSE_OK. */
 gw_parse_status	gw_tmsg_parse(const char *buf, size_t len, gw_tmsg *out);
-
-/* The base64url text of a nonce: out holds GW_TNONCE_TEXT + 1 bytes. */
-void		gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1]);
 
 /*
  * Encoders: one message into out (size bytes), its length, or -1 when it

@@ -71,10 +71,10 @@ static void
 test_host(void)
 {
 	gw_ridentify id;
-	uint8_t		want[GW_RWIRE_SIG_LEN];
+	uint8_t		want[GW_TSIG_BYTES];
 	int			i;
 
-	for (i = 0; i < GW_RWIRE_SIG_LEN; i++)
+	for (i = 0; i < GW_TSIG_BYTES; i++)
 		want[i] = (uint8_t) i;
 	UNIT_OK(parses("{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S
 				   "\",\"grant\":\"" G "\",\"sig\":\"" SIG "\"}", &id) &&
