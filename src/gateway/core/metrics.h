@@ -78,6 +78,14 @@ void		gw_metrics_gauge(gw_metrics_out *out, const char *name, const char *help,
 							 long long value);
 
 /*
+ * A counter family with one label: values[0..n) named by names[0..n)
+ * (a NULL name is left out), as name{label="names[i]"} values[i].
+ */
+void		gw_metrics_labelled(gw_metrics_out *out, const char *name, const char *help,
+								const char *label, const char *const *names,
+								const uint64_t *values, int n);
+
+/*
  * Renders every metric, the core's and then every route's, in Prometheus
  * text format into a malloc'd buffer (*out, *len; the caller frees it).
  * db_up and ready are gauges the caller knows.  Returns false when out of

@@ -532,6 +532,15 @@ closed(gw_conn *c)
 	gw_tstats_count(tc, GW_TCOUNT_NONE);
 }
 
+void
+gw_tcontrol_observe(const gw_tlog_row *row)
+{
+	if (row->transition == GW_TLOG_SESSION_CLOSED)
+		gw_topens_closed(row);
+	else if (row->transition == GW_TLOG_HOST_CONFIRMED)
+		gw_thostcheck_confirmed(&row->host);
+}
+
 const gw_ws_endpoint gw_tcontrol_endpoint = {
 	.path = "/terminal/host",
 	.prefix = false,

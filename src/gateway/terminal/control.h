@@ -111,6 +111,14 @@ bool		gw_tconn_submit(gw_tconn *tc, const char *sql, int nparams,
 							const char *const *params, gw_tconn_done done,
 							const void *extra, size_t extra_len);
 
+/*
+ * One row of the log tail for the control plane (route.c's row hook, before
+ * the relay's): a session's end becomes session.close to its host's
+ * connections here (opens.h); a host's confirmation, ready again
+ * (hostcheck.h).
+ */
+void		gw_tcontrol_observe(const gw_tlog_row *row);
+
 /* Database calls of the control plane not yet answered (the stop waits for them). */
 int			gw_tcontrol_pending(void);
 

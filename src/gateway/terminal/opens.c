@@ -13,7 +13,6 @@
 #include "core/node.h"
 #include "core/uuidlist.h"
 #include "logline.h"
-#include "terminal/hostcheck.h"
 #include "terminal/hosts.h"
 #include "terminal/opens.h"
 #include "terminal/relay.h"
@@ -283,14 +282,10 @@ close_on(gw_tconn *tc, void *arg)
 }
 
 void
-gw_topens_observe(const gw_tlog_row *row)
+gw_topens_closed(const gw_tlog_row *row)
 {
-	if (row->transition == GW_TLOG_SESSION_CLOSED && row->has_session)
-	{
-		bothy_uuid	session = row->session;
+	bothy_uuid	session = row->session;
 
+	if (row->has_session)
 		gw_thosts_each(&row->host, close_on, &session);
-	}
-	else if (row->transition == GW_TLOG_HOST_CONFIRMED)
-		gw_thostcheck_confirmed(&row->host);
 }

@@ -39,10 +39,9 @@ void		gw_topens_started(gw_tconn *tc, const gw_tmsg *m);
 void		gw_topens_reported(gw_tconn *tc, const gw_tmsg *m);
 
 /*
- * One row of the log tail: a session's end becomes session.close to its
- * host's connections here; a host's confirmation, ready again
- * (hostcheck.h).
+ * A session_closed row of the log tail (gw_tcontrol_observe): the end
+ * becomes session.close to its host's active connections here.
  */
-void		gw_topens_observe(const gw_tlog_row *row);
+void		gw_topens_closed(const gw_tlog_row *row);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_OPENS_H */

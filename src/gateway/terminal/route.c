@@ -23,6 +23,7 @@
 #include "terminal/relay.h"
 #include "terminal/rest.h"
 #include "terminal/route.h"
+#include "terminal/send.h"
 #include "terminal/stats.h"
 #include "terminal/tail.h"
 
@@ -93,10 +94,13 @@ gw_terminal_reconcile(void)
 /* The terminal's close codes counted by name (terminal/model.h). */
 static const int close_codes[] = GW_TERMINAL_CLOSE_CODES;
 
+/* /metrics in its order: the control plane, the log tail, the REST calls, the relay. */
 static void
 metrics(gw_metrics_out *out)
 {
 	gw_tstats_metrics(out);
+	gw_ttail_metrics(out);
+	gw_tstats_rest_metrics(out);
 	gw_relay_metrics(out);
 }
 
@@ -108,9 +112,22 @@ status(json_t *s)
 		gw_relay_status(s);
 }
 
+/* Each row of the log tail: the control plane first, then the relay. */
+static void
+log_row(const gw_tlog_row *row)
+{
+	gw_tcontrol_observe(row);
+	gw_relay_observe(row);
+}
+
+static const gw_ttail_hooks tail_hooks = {.row = log_row, .gap = gw_terminal_reconcile};
+
 static bool
 init(void)
 {
+	/* before anything can send or the tail read (docs/development.md, "The gateway's rooms") */
+	gw_terminal_send_hooks(gw_terminal_dispatch, gw_ttail_wake);
+	gw_ttail_init(&tail_hooks);
 	if (sodium_init() < 0)
 	{
 		gw_log(GW_LOG_ERROR, "libsodium could not be initialised");

@@ -34,22 +34,8 @@ gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status)
 	gw_tstats.rest[endpoint][i]++;
 }
 
-/* A counter family with one label: n values named by names. */
-static void
-labelled(gw_metrics_out *out, const char *name, const char *help, const char *label,
-		 const char *const *names, const uint64_t *values, int n)
-{
-	int			i;
-
-	gw_metrics_header(out, name, "counter", help);
-	for (i = 0; i < n; i++)
-		if (names[i] != NULL)
-			gw_metrics_put(out, "%s{%s=\"%s\"} %llu\n", name, label, names[i],
-						   (unsigned long long) values[i]);
-}
-
-static void
-rest_metrics(gw_metrics_out *out)
+void
+gw_tstats_rest_metrics(gw_metrics_out *out)
 {
 	static const char *const endpoints[GW_TREST_ENDPOINT_COUNT] = {
 		"POST /v1/terminal/sessions", "POST /v1/terminal/sessions/{id}/attach",
@@ -81,7 +67,6 @@ gw_tstats_metrics(gw_metrics_out *out)
 	static const char *const refusals[GW_TREFUSE_COUNT] = {"unknown_host", "bad_signature", "wrong_code"};
 	static const char *const probes[GW_TPROBE_COUNT] = {"answered", "unanswered", "refused"};
 	static const char *const verdicts[GW_TVERDICT_COUNT] = {"pairing", "disabled", "failed"};
-	const char *transitions[GW_TLOG_HOST_DISABLED + 1];
 	int			i;
 
 	gw_metrics_header(out, "bothy_terminal_control_connections", "gauge",
@@ -89,9 +74,9 @@ gw_tstats_metrics(gw_metrics_out *out)
 	for (i = GW_TCOUNT_UNREADY; i < GW_TCOUNT_COUNT; i++)
 		gw_metrics_put(out, "bothy_terminal_control_connections{state=\"%s\"} %lld\n", gauges[i],
 					   (long long) gw_tstats.control[i]);
-	labelled(out, "bothy_terminal_control_refused_total",
-			 "Control connections refused at hello or pair (4001), by reason.", "reason",
-			 refusals, gw_tstats.refused, GW_TREFUSE_COUNT);
+	gw_metrics_labelled(out, "bothy_terminal_control_refused_total",
+						"Control connections refused at hello or pair (4001), by reason.", "reason",
+						refusals, gw_tstats.refused, GW_TREFUSE_COUNT);
 	gw_metrics_counter(out, "bothy_terminal_heartbeats_missed_total",
 					   "Control connections closed because no heartbeat came in time (4009).",
 					   gw_tstats.heartbeats_missed);
@@ -104,12 +89,12 @@ gw_tstats_metrics(gw_metrics_out *out)
 	gw_metrics_counter(out, "bothy_terminal_presence_refused_total",
 					   "Announcements of other nodes not kept: the view was full.",
 					   gw_tstats.presence_refused);
-	labelled(out, "bothy_terminal_probes_total",
-			 "Duplicate probes of this node's control connections, by outcome.", "outcome",
-			 probes, gw_tstats.probes, GW_TPROBE_COUNT);
-	labelled(out, "bothy_terminal_duplicate_verdicts_total",
-			 "Duplicate verdicts this node asked for, by the host's state after it.", "result",
-			 verdicts, gw_tstats.verdicts, GW_TVERDICT_COUNT);
+	gw_metrics_labelled(out, "bothy_terminal_probes_total",
+						"Duplicate probes of this node's control connections, by outcome.", "outcome",
+						probes, gw_tstats.probes, GW_TPROBE_COUNT);
+	gw_metrics_labelled(out, "bothy_terminal_duplicate_verdicts_total",
+						"Duplicate verdicts this node asked for, by the host's state after it.", "result",
+						verdicts, gw_tstats.verdicts, GW_TVERDICT_COUNT);
 	gw_metrics_counter(out, "bothy_terminal_session_opens_sent_total",
 					   "session.open messages sent to host services.", gw_tstats.opens_sent);
 	gw_metrics_counter(out, "bothy_terminal_session_closes_sent_total",
@@ -117,20 +102,4 @@ gw_tstats_metrics(gw_metrics_out *out)
 	gw_metrics_counter(out, "bothy_terminal_sessions_started_total",
 					   "session.started of host services that committed a transition.",
 					   gw_tstats.started);
-	for (i = 0; i <= GW_TLOG_HOST_DISABLED; i++)
-		transitions[i] = gw_ttransition_name((gw_ttransition) i);
-	labelled(out, "bothy_terminal_log_rows_total", "Terminal log rows the tail read, by transition.",
-			 "transition", transitions, gw_tstats.log_rows, GW_TLOG_HOST_DISABLED + 1);
-	gw_metrics_counter(out, "bothy_terminal_log_rows_dropped_total",
-					   "Terminal log rows dropped as malformed.", gw_tstats.log_rows_dropped);
-	gw_metrics_counter(out, "bothy_terminal_log_gaps_total",
-					   "Reads of the terminal log that found numbers missing after the last one read "
-					   "(then reconciled from the states).", gw_tstats.log_gaps);
-	gw_metrics_counter(out, "bothy_terminal_log_read_failures_total",
-					   "Reads of the terminal log that failed (retried at the next poll).",
-					   gw_tstats.log_read_failures);
-	gw_metrics_gauge(out, "bothy_terminal_log_seq",
-					 "The last terminal log number this node read (0 before the first).",
-					 (long long) gw_tstats.log_seq);
-	rest_metrics(out);
 }

@@ -1,9 +1,9 @@
 /*
  * terminal/stats.h
  *		The control plane's counters (control connections, presence,
- *		probes and verdicts, session.open and session.close, the log tail,
- *		the REST calls) and their families in /metrics (docs/gateway.md,
- *		"Metrics"); the relay writes its own (relay.h).
+ *		probes and verdicts, session.open and session.close, the REST
+ *		calls) and their families in /metrics (docs/gateway.md, "Metrics");
+ *		the log tail (tail.h) and the relay (relay.h) write their own.
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_STATS_H
 #define BOTHY_GATEWAY_TERMINAL_STATS_H
@@ -77,11 +77,6 @@ typedef struct gw_tstats_t
 	uint64_t	opens_sent;		/* session.open messages */
 	uint64_t	closes_sent;	/* session.close messages */
 	uint64_t	started;		/* session.started committed */
-	uint64_t	log_rows[GW_TLOG_HOST_DISABLED + 1];	/* by transition */
-	uint64_t	log_rows_dropped;
-	uint64_t	log_gaps;		/* reads that found numbers missing: reconciled */
-	uint64_t	log_read_failures;
-	int64_t		log_seq;		/* the last number the tail read */
 	uint64_t	rest[GW_TREST_ENDPOINT_COUNT][GW_TREST_N_STATUSES + 1];
 } gw_tstats_t;
 
@@ -93,7 +88,10 @@ void		gw_tstats_count(struct gw_tconn *tc, gw_tcounted gauge);
 /* One REST call answered. */
 void		gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status);
 
-/* The control plane's families of /metrics. */
+/* The control plane's families of /metrics (the log tail writes its own, tail.h). */
 void		gw_tstats_metrics(struct gw_metrics_out *out);
+
+/* The REST calls' family, written after the tail's. */
+void		gw_tstats_rest_metrics(struct gw_metrics_out *out);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_STATS_H */
