@@ -1,9 +1,11 @@
 /*
  * terminal/control.c
- *		The control connections at /terminal/host (see control.h): the
- *		challenge, hello and pair checked against the database, ready, the
- *		report and heartbeats with their deadline, and the dispatch of the
- *		other ops to probe.c and opens.c.
+ *		The endpoint of the control connections at /terminal/host (see
+ *		control.h): the challenge, hello and pair checked against the
+ *		database, ready, the report and heartbeats with their deadline,
+ *		the dispatch of the other ops to probe.c and opens.c, and the log
+ *		tail's rows for the control plane.  It calls the handlers; they
+ *		and it call connection.c's primitives.
  *
  * Order of checks for a message: parse strictly (4002), then the state
  * (hello or pair only first, neither after; nothing while the check of
@@ -20,6 +22,7 @@
 
 #include "core/node.h"
 #include "logline.h"
+#include "terminal/connection.h"
 #include "terminal/control.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"
@@ -39,159 +42,15 @@ static const char sql_host_state[] =
 static const char sql_pair[] =
 "SELECT bothy.terminal_host_pair($1::uuid, $2, decode($3, 'hex'))";
 
-/* --- calls on behalf of a connection ------------------------------------ */
-
-static int	pending;
-
-typedef struct tcall
-{
-	bothy_uuid	host;
-	bothy_uuid	conn;
-	gw_tconn_done done;
-	unsigned char extra[];
-} tcall;
-
-void
-gw_tcontrol_call_began(void)
-{
-	pending++;
-}
-
-void
-gw_tcontrol_call_ended(void)
-{
-	pending--;
-}
-
-int
-gw_tcontrol_pending(void)
-{
-	return pending;
-}
-
-static void
-tcall_done(void *arg, gw_db_result result, const PGresult *res)
-{
-	tcall	   *t = arg;
-	gw_tconn   *tc = gw_thosts_find(&t->host, &t->conn);
-
-	if (tc != NULL && tc->conn.state == GW_CONN_CLOSING)
-		tc = NULL;
-	pending--;
-	t->done(tc, result, res, t->extra);
-	free(t);
-}
-
-bool
-gw_tconn_submit(gw_tconn *tc, const char *sql, int nparams, const char *const *params,
-				gw_tconn_done done, const void *extra, size_t extra_len)
-{
-	tcall	   *t = malloc(sizeof(*t) + extra_len);
-
-	if (t == NULL)
-		return false;
-	t->host = tc->host;
-	t->conn = tc->id;
-	t->done = done;
-	if (extra_len > 0)
-		memcpy(t->extra, extra, extra_len);
-	if (gw_db_submit(gw.db, sql, nparams, params, tcall_done, t) == NULL)
-	{
-		free(t);
-		return false;
-	}
-	pending++;
-	return true;
-}
-
-/* --- what a connection is ----------------------------------------------- */
-
-bool
-gw_tconn_connected(const gw_tconn *tc)
-{
-	return tc->conn.state == GW_TC_READY && tc->reported;
-}
-
-bool
-gw_tconn_eligible(const gw_tconn *tc)
-{
-	return gw_tconn_connected(tc) && tc->hstate == GW_THOST_ACTIVE && !tc->verdict;
-}
-
-static void
-probed_here(gw_tconn *other, void *arg)
-{
-	bool	   *probed = arg;
-
-	if (other->probing && other->conn.state != GW_CONN_CLOSING)
-		*probed = true;
-}
-
-bool
-gw_tconn_held(const gw_tconn *tc, int64_t now)
-{
-	bool		probed = false;
-
-	if (tc->probation_until > now || tc->probing)
-		return true;
-	gw_thosts_each(&tc->host, probed_here, &probed);
-	return probed;
-}
-
-bool
-gw_tconn_send(gw_tconn *tc, const char *msg, int len)
-{
-	if (len < 0 || tc->conn.state == GW_CONN_CLOSING)
-		return false;
-	gw_conn_send(&tc->conn, msg, (size_t) len);
-	return true;
-}
-
-static int64_t
-earliest(int64_t a, int64_t b)
-{
-	return a == 0 || (b != 0 && b < a) ? b : a;
-}
-
 /*
- * The sweep ticks a connection only when it asked (core/conn.h): ask for
- * the earliest of what it waits for.  A session.open held by another
- * connection's probe is looked at every sweep; that wait is rare and short.
+ * ready after hello or pair.  A terminal.host_close heard while its check
+ * ran (hostcheck.c sets recheck only then) makes the state it read stale:
+ * read it again.
  */
-void
-gw_tconn_rearm(gw_tconn *tc)
-{
-	int64_t		now = gw_mono_ms();
-	int64_t		when = tc->deadline;
-
-	if (tc->probing)
-		when = earliest(when, tc->probe_until);
-	if (tc->opens_due)
-		when = earliest(when, tc->probation_until > now ? tc->probation_until : now + GW_SWEEP_MS);
-	if (when != 0)
-		gw_conn_wake_at(&tc->conn, when);
-}
-
 static void
-arm_heartbeat(gw_tconn *tc)
+checked_ready(gw_tconn *tc, gw_thost state)
 {
-	tc->deadline = gw_mono_ms() + gw_tpresence_window();
-	gw_tconn_rearm(tc);
-}
-
-void
-gw_tconn_ready(gw_tconn *tc, gw_thost state)
-{
-	char		out[OUT_MAX];
-
-	tc->conn.state = GW_TC_READY;
-	tc->hstate = (uint8_t) state;
-	tc->reported = false;
-	arm_heartbeat(tc);
-	gw_tstats_count(tc, state == GW_THOST_ACTIVE ? GW_TCOUNT_ACTIVE : GW_TCOUNT_CONFIRMING);
-	(void) gw_tconn_send(tc, out, gw_tenc_ready(out, sizeof(out), &tc->id, state,
-												gw.cluster.terminal_host_heartbeat_interval));
-	/* terminal.host_close came while its hello ran: the state it read may be stale */
+	gw_tconn_ready(tc, state);
 	if (tc->recheck)
 	{
 		tc->recheck = false;
@@ -299,7 +158,7 @@ hello_checked(gw_tconn *tc, gw_db_result result, const PGresult *res, const void
 		return;
 	}
 	memcpy(tc->key, key, GW_TKEY_BYTES);
-	gw_tconn_ready(tc, h);
+	checked_ready(tc, h);
 }
 
 /*
@@ -351,7 +210,7 @@ paired(gw_tconn *tc, gw_db_result result, const PGresult *res, const void *extra
 	else
 	{
 		memcpy(tc->key, extra, GW_TKEY_BYTES);
-		gw_tconn_ready(tc, GW_THOST_CONFIRMING);
+		checked_ready(tc, GW_THOST_CONFIRMING);
 	}
 }
 
@@ -402,7 +261,7 @@ heartbeat(gw_tconn *tc)
 {
 	char		out[OUT_MAX];
 
-	arm_heartbeat(tc);
+	gw_tconn_arm_heartbeat(tc);
 	(void) gw_tconn_send(tc, out, gw_tenc_heartbeat_ack(out, sizeof(out)));
 	if (tc->announced)
 		gw_tpresence_announce(tc);

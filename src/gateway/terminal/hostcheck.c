@@ -16,6 +16,8 @@
 #include "core/uuidlist.h"
 #include "core/uuidset.h"
 #include "logline.h"
+#include "terminal/connection.h"
+#include "terminal/control.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"
 #include "terminal/opens.h"

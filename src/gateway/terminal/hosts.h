@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "terminal/control.h"
+#include "terminal/connection.h"
 #include "uuid.h"
 
 #define GW_THOSTS_BUCKETS 1024	/* a power of two */

@@ -17,7 +17,7 @@
 #ifndef BOTHY_GATEWAY_TERMINAL_OPENS_H
 #define BOTHY_GATEWAY_TERMINAL_OPENS_H
 
-#include "terminal/control.h"
+#include "terminal/connection.h"
 #include "terminal/model.h"
 #include "terminal/wire.h"
 #include "uuid.h"

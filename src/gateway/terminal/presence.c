@@ -18,6 +18,7 @@
 
 #include "core/node.h"
 #include "core/uuidmap.h"
+#include "terminal/connection.h"
 #include "terminal/hosts.h"
 #include "terminal/presence.h"
 #include "terminal/send.h"
@@ -44,12 +45,6 @@ static gw_uuidmap_link *buckets[BUCKETS];
 static gw_uuidmap hosts = GW_UUIDMAP_FIXED(buckets, host_key);
 static uint32_t nentries;		/* tombstones included */
 static uint32_t nlive;			/* not gone */
-
-int64_t
-gw_tpresence_window(void)
-{
-	return gw.cluster.terminal_host_heartbeat_interval * gw.cluster.terminal_host_heartbeat_miss_limit;
-}
 
 static entry *
 find(const bothy_uuid *host, const bothy_uuid *conn)
@@ -121,7 +116,7 @@ gw_tpresence_gone(const bothy_uuid *host, const bothy_uuid *conn, int64_t now)
 bool
 gw_tpresence_counts(const bothy_uuid *host, int64_t now)
 {
-	int64_t		window = gw_tpresence_window();
+	int64_t		window = gw_tconn_window();
 	gw_uuidmap_link *l;
 
 	for (l = gw_uuidmap_first(&hosts, host); l != NULL; l = gw_uuidmap_next_same(&hosts, l))
@@ -161,7 +156,7 @@ expire_one(gw_uuidmap_link *l, void *arg)
 void
 gw_tpresence_expire(int64_t now)
 {
-	expiry		x = {now, gw_tpresence_window()};
+	expiry		x = {now, gw_tconn_window()};
 
 	if (nentries > 0)
 		gw_uuidmap_each(&hosts, expire_one, &x);

@@ -20,8 +20,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "terminal/control.h"
 #include "uuid.h"
+
+/* A control connection (connection.h): only pointers here, so a REST call sees no connection type. */
+struct gw_tconn;
 
 /*
  * The most remote entries held (those gone within a window included): a
@@ -30,9 +32,6 @@
  * it is not kept (counted): its host may read as not connected.
  */
 #define GW_TPRESENCE_MAX 200000
-
-/* The window an entry counts for, in ms (the settings read now). */
-int64_t		gw_tpresence_window(void);
 
 /* terminal.host_present of another node's connection, heard at now (gw_mono_ms). */
 void		gw_tpresence_heard(const bothy_uuid *host, const bothy_uuid *conn, int64_t now);
@@ -60,9 +59,9 @@ uint32_t	gw_tpresence_entries(void);
 void		gw_tpresence_clear(void);
 
 /* Announces tc to the other nodes: terminal.host_present (multi only). */
-void		gw_tpresence_announce(gw_tconn *tc);
+void		gw_tpresence_announce(struct gw_tconn *tc);
 
 /* tc closes: terminal.host_gone when it was announced (multi only). */
-void		gw_tpresence_withdraw(gw_tconn *tc);
+void		gw_tpresence_withdraw(struct gw_tconn *tc);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_PRESENCE_H */

@@ -8,6 +8,7 @@
 
 #include "core/node.h"
 #include "logline.h"
+#include "terminal/connection.h"
 #include "terminal/hosts.h"
 #include "terminal/hostsig.h"
 #include "terminal/opens.h"

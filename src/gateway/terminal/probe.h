@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "terminal/control.h"
+#include "terminal/connection.h"
 #include "uuid.h"
 
 /* Another node announced conn of host (terminal.host_present). */

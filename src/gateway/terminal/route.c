@@ -14,6 +14,7 @@
 
 #include "core/node.h"
 #include "logline.h"
+#include "terminal/connection.h"
 #include "terminal/control.h"
 #include "terminal/hostcheck.h"
 #include "terminal/hosts.h"

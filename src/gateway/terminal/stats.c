@@ -5,23 +5,12 @@
 #include "core/conn.h"
 #include "core/metrics.h"
 #include "core/node.h"
-#include "terminal/control.h"
 #include "terminal/presence.h"
 #include "terminal/stats.h"
 
 gw_tstats_t gw_tstats;
 
 static const unsigned rest_statuses[GW_TREST_N_STATUSES] = GW_TREST_STATUSES;
-
-void
-gw_tstats_count(gw_tconn *tc, gw_tcounted gauge)
-{
-	if (tc->counted != GW_TCOUNT_NONE)
-		gw_tstats.control[tc->counted]--;
-	tc->counted = (uint8_t) gauge;
-	if (gauge != GW_TCOUNT_NONE)
-		gw_tstats.control[gauge]++;
-}
 
 void
 gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status)

@@ -10,10 +10,10 @@
 
 #include <stdint.h>
 
+#include "terminal/connection.h"
 #include "terminal/model.h"
 
 struct gw_metrics_out;
-struct gw_tconn;
 
 /* Why a hello or a pair was refused (4001). */
 typedef enum gw_trefusal
@@ -82,8 +82,16 @@ typedef struct gw_tstats_t
 
 extern gw_tstats_t gw_tstats;
 
-/* Moves tc's count to gauge (GW_TCOUNT_NONE when it closes). */
-void		gw_tstats_count(struct gw_tconn *tc, gw_tcounted gauge);
+/* Moves tc's count to gauge (GW_TCOUNT_NONE when it closes); inline, so no file calls up into stats.c. */
+static inline void
+gw_tstats_count(gw_tconn *tc, gw_tcounted gauge)
+{
+	if (tc->counted != GW_TCOUNT_NONE)
+		gw_tstats.control[tc->counted]--;
+	tc->counted = (uint8_t) gauge;
+	if (gauge != GW_TCOUNT_NONE)
+		gw_tstats.control[gauge]++;
+}
 
 /* One REST call answered. */
 void		gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status);
