@@ -35,7 +35,8 @@ GATEWAY_UNIT_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -O1 -g -iquote src/common -iquote src/gateway \
                    -iquote test/unit -fsanitize=address,undefined -fno-sanitize-recover=all
 GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_protocol \
-                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
+                   test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+                   test/unit/gateway/test_uuidmap \
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
@@ -127,8 +128,8 @@ test/unit/gateway/test_route: test/unit/gateway/test_route.c src/gateway/core/ro
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
-               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset test/unit/gateway/test_uuidmap \
-               test/unit/gateway/test_events test/unit/gateway/test_route \
+               test/unit/gateway/test_sendq test/unit/gateway/test_uuidset \
+               test/unit/gateway/test_uuidmap test/unit/gateway/test_events test/unit/gateway/test_route \
                test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
                test/unit/gateway/test_relay_window

@@ -293,7 +293,7 @@ async def heartbeat(ws):
             return reply
 
 
-# --- the terminal (test_terminal_*.py) -------------------------------------
+# --- the terminal (terminal/, cluster/, edge/) -------------------------------
 
 # Short terminal settings: a control connection heartbeats every second and
 # is gone after 3 s of silence, a probe waits 1 s (probation: 2 s), the log
@@ -311,7 +311,7 @@ TERMINAL_CONF = [
 def terminal_instance(name, mode="multi", extra=()):
     """A started instance of its own for a terminal module, in mode, with
     TERMINAL_CONF: a module overrides the pg fixture with it, as
-    test_modes.py does."""
+    clients/test_single_mode.py does."""
     conf = [line for line in PG_CONF if not line.startswith("bothy.cluster_mode")]
     inst = Instance(name, conf + ["bothy.cluster_mode = '%s'" % mode] + TERMINAL_CONF + list(extra))
     inst.start()

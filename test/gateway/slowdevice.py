@@ -35,7 +35,8 @@ class SlowDevice(threading.Thread):
     payload bytes read; pongs: pongs sent; bad_marks: the payloads of
     pings that were not the count of binary payload bytes read before
     them (docs/protocol.md, "Pings"); close_code: the close frame's code,
-    or None.  What it sends (pongs, send()) goes in order from a thread of
+    or None; pong_sent: the count the last pong handed to the socket
+    echoed.  What it sends (pongs, send()) goes in order from a thread of
     its own, as a browser's writes never stop its reading."""
 
     def __init__(self, port, session, rate, rcvbuf=8192, identify=None, outbox=0):
@@ -43,6 +44,7 @@ class SlowDevice(threading.Thread):
         self.rate = rate
         self.read = 0
         self.pongs = 0
+        self.pong_sent = 0          # the count of the last pong handed to the socket
         self.texts = []
         self.bad_marks = []
         self._out = queue.Queue(outbox)     # 0: unbounded; else send() blocks when full
@@ -104,7 +106,7 @@ class SlowDevice(threading.Thread):
             elif opcode == 0x9:
                 if payload and payload != str(self.read).encode():
                     self.bad_marks.append((payload, self.read))
-                self._out.put(masked(0xA, payload))
+                self._out.put((masked(0xA, payload), payload))
                 self.pongs += 1
             elif opcode == 0x8:
                 self.close_code = struct.unpack("!H", payload[:2])[0] if n >= 2 else 1005
@@ -121,7 +123,7 @@ class SlowDevice(threading.Thread):
             frame = masked(0x2, data[at:at + piece])
             while not self._halt.is_set():
                 try:
-                    self._out.put(frame, timeout=0.2)
+                    self._out.put((frame, None), timeout=0.2)
                     break
                 except queue.Full:
                     pass
@@ -132,13 +134,16 @@ class SlowDevice(threading.Thread):
         out = self.sock.dup()
         out.settimeout(60)
         while not self._halt.is_set():
-            frame = self._out.get()
-            if frame is None:
+            item = self._out.get()
+            if item is None:
                 break
+            frame, pong = item
             try:
                 out.sendall(frame)
             except OSError:
                 break
+            if pong and pong.isdigit():
+                self.pong_sent = int(pong)
         out.close()
 
     def run(self):

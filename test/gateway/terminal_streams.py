@@ -1,4 +1,4 @@
-"""Helpers of the terminal relay's tests (test_terminal_relay*.py): the
+"""Helpers of the terminal relay's tests (terminal/, cluster/, edge/): the
 database half driven as the application and the gateways would (hosts
 registered, paired and confirmed, sessions opened and attached, through
 the bothy.terminal_* functions of docs/terminal.md), device tokens minted

@@ -53,7 +53,7 @@ _gateway_modules = {}
 def gateway_module(name):
     """A module of the gateway suite (test/gateway/<name>.py), loaded under a
     name of its own: conftest (its fixtures' classes: Instance, KeyStore,
-    Gateway), edge, test_docs.  Those import their names from "conftest",
+    Gateway), edge, docs_lib.  Those import their names from "conftest",
     which while they load is the gateway suite's, not this one."""
     if name not in _gateway_modules:
         path = os.path.join(ROOT, "test", "gateway", name + ".py")

@@ -319,6 +319,7 @@ write_now(gw_conn *c)
 typedef enum gw_conn_kind
 {
 	GW_CONN_TEXT,
+	GW_CONN_TEXT_ASIDE,
 	GW_CONN_BINARY,
 	GW_CONN_PING
 } gw_conn_kind;
@@ -335,6 +336,9 @@ queue(gw_conn *c, const void *msg, size_t len, gw_conn_kind kind)
 	{
 		case GW_CONN_TEXT:
 			st = gw_sendq_push(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
+			break;
+		case GW_CONN_TEXT_ASIDE:
+			st = gw_sendq_push_aside(&c->sendq, LWS_PRE, msg, len);
 			break;
 		case GW_CONN_BINARY:
 			st = gw_sendq_push_binary(&c->sendq, LWS_PRE, msg, len, (size_t) gw.opt.send_queue);
@@ -370,6 +374,12 @@ void
 gw_conn_send(gw_conn *c, const char *msg, size_t len)
 {
 	queue(c, msg, len, GW_CONN_TEXT);
+}
+
+void
+gw_conn_send_aside(gw_conn *c, const char *msg, size_t len)
+{
+	queue(c, msg, len, GW_CONN_TEXT_ASIDE);
 }
 
 void

@@ -61,6 +61,13 @@ int			gw_conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 /* Queues one text message; a full queue closes the connection (4008). */
 void		gw_conn_send(gw_conn *c, const char *msg, size_t len);
 
+/*
+ * The same outside the queue's bound (sendq.h, gw_sendq_push_aside): a
+ * short control text to a client whose queue a route keeps full on
+ * purpose; a client that does not read it is closed by --send-timeout.
+ */
+void		gw_conn_send_aside(gw_conn *c, const char *msg, size_t len);
+
 /* The same for one binary message (an endpoint with binary set). */
 void		gw_conn_send_binary(gw_conn *c, const void *data, size_t len);
 

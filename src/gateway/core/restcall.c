@@ -52,6 +52,18 @@ gw_restcall_begin(gw_restcalls *set, struct lws *wsi, gw_conn *c, size_t size,
 void
 gw_restcall_answer(gw_restcall *r, unsigned status, char *body, size_t len)
 {
+	/*
+	 * One answer per call: a second would leak the first body and count
+	 * the call twice, so it is dropped (not logged: every record of the
+	 * log has its row in docs/gateway.md, and this is a route's bug, not
+	 * an operator's event).  The engine has no unit test: it needs lws,
+	 * the pool and core/http.c.
+	 */
+	if (r->answered)
+	{
+		free(body);
+		return;
+	}
 	if (r->set->ended != NULL)
 		r->set->ended(r);
 	if (r->call != NULL)

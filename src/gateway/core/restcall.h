@@ -61,7 +61,11 @@ int			gw_restcall_refuse(struct lws *wsi, gw_conn *c, unsigned status);
 int			gw_restcall_begin(gw_restcalls *set, struct lws *wsi, gw_conn *c, size_t size,
 							  int endpoint, int max_s, void **out);
 
-/* Sets the answer (body is malloc'd and taken; NULL for none) and asks for HTTP_WRITEABLE. */
+/*
+ * Sets the answer (body is malloc'd and taken; NULL for none) and asks for
+ * HTTP_WRITEABLE.  A call already answered keeps its first answer; the
+ * second body is freed.
+ */
 void		gw_restcall_answer(gw_restcall *r, unsigned status, char *body, size_t len);
 
 /* {"error":code} with status. */

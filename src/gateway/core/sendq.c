@@ -22,6 +22,7 @@ push(gw_sendq *q, size_t headroom, const void *data, size_t len, size_t limit, b
 	m->len = len;
 	m->binary = binary;
 	m->ping = false;
+	m->aside = false;
 	memcpy(m->data + headroom, data, len);
 	if (q->tail != NULL)
 		q->tail->next = m;
@@ -44,21 +45,31 @@ gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data, size_t len,
 	return push(q, headroom, data, len, limit, true);
 }
 
+/*
+ * Not counted in bytes: a route's bound on what it queues (the relay's
+ * pause mark, --send-queue less one message) must hold with any number
+ * of pings and control texts among the messages
+ */
 gw_sendq_status
-gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len)
+gw_sendq_push_aside(gw_sendq *q, size_t headroom, const void *data, size_t len)
 {
 	gw_sendq_status st = push(q, headroom, data, len, SIZE_MAX, false);
 
-	/*
-	 * Not counted in bytes: a route's bound on what it queues (the relay's
-	 * pause mark, --send-queue less one message) must hold with any number
-	 * of pings among the messages
-	 */
 	if (st == GW_SENDQ_OK)
 	{
-		q->tail->ping = true;
+		q->tail->aside = true;
 		q->bytes -= len;
 	}
+	return st;
+}
+
+gw_sendq_status
+gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len)
+{
+	gw_sendq_status st = gw_sendq_push_aside(q, headroom, data, len);
+
+	if (st == GW_SENDQ_OK)
+		q->tail->ping = true;
 	return st;
 }
 
@@ -90,7 +101,7 @@ gw_sendq_pop(gw_sendq *q)
 	q->head = m->next;
 	if (q->head == NULL)
 		q->tail = NULL;
-	if (!m->ping)
+	if (!m->aside)
 		q->bytes -= m->len;
 	free(m);
 }

@@ -21,6 +21,7 @@ typedef struct gw_sendq_msg
 	size_t		len;			/* payload bytes after the headroom */
 	bool		binary;			/* a binary message; else text */
 	bool		ping;			/* a WebSocket ping, in order with the rest */
+	bool		aside;			/* over no limit, not in bytes (a ping, a route's control text) */
 	unsigned char data[];		/* headroom, then the payload */
 } gw_sendq_msg;
 
@@ -28,7 +29,7 @@ typedef struct gw_sendq
 {
 	gw_sendq_msg *head;
 	gw_sendq_msg *tail;
-	size_t		bytes;			/* payload bytes queued, pings' aside */
+	size_t		bytes;			/* payload bytes queued, the messages aside left out */
 } gw_sendq;
 
 typedef enum gw_sendq_status
@@ -48,6 +49,13 @@ gw_sendq_status gw_sendq_push(gw_sendq *q, size_t headroom, const void *data,
 /* The same, as a binary message (the terminal's bytes). */
 gw_sendq_status gw_sendq_push_binary(gw_sendq *q, size_t headroom, const void *data,
 									 size_t len, size_t limit);
+
+/*
+ * A text message after what is queued, over no limit and not in bytes: a
+ * route's control text that must reach a client whose queue the route
+ * keeps full on purpose (the relay's waiting/paired, docs/terminal.md).
+ */
+gw_sendq_status gw_sendq_push_aside(gw_sendq *q, size_t headroom, const void *data, size_t len);
 
 /* A ping with payload data[0..len), after what is queued; over no limit, not in bytes. */
 gw_sendq_status gw_sendq_push_ping(gw_sendq *q, size_t headroom, const void *data, size_t len);

@@ -75,7 +75,11 @@ grow(gw_uuidmap *m)
 bool
 gw_uuidmap_add(gw_uuidmap *m, gw_uuidmap_link *l)
 {
-	if (m->grows && m->count >= m->nbuckets)
+	/* already linked: relinking would cut its chain and count it twice */
+	if (l->pprev != NULL)
+		return true;
+	/* no rehash under a walk: it would move links before the walker */
+	if (m->grows && m->count >= m->nbuckets && m->walking == 0)
 		grow(m);
 	if (m->nbuckets == 0)
 	{
@@ -128,20 +132,22 @@ bool
 gw_uuidmap_each(gw_uuidmap *m, gw_uuidmap_visit visit, void *arg)
 {
 	size_t		i;
+	bool		went_on = true;
 
-	for (i = 0; i < m->nbuckets; i++)
+	m->walking++;
+	for (i = 0; i < m->nbuckets && went_on; i++)
 	{
 		gw_uuidmap_link *l = m->buckets[i],
 				   *next;
 
-		for (; l != NULL; l = next)
+		for (; l != NULL && went_on; l = next)
 		{
 			next = l->next;
-			if (!visit(l, arg))
-				return false;
+			went_on = visit(l, arg);
 		}
 	}
-	return true;
+	m->walking--;
+	return went_on;
 }
 
 void
@@ -154,6 +160,19 @@ gw_uuidmap_free(gw_uuidmap *m)
 		m->nbuckets = 0;
 	}
 	else
-		memset(m->buckets, 0, m->nbuckets * sizeof(*m->buckets));
+	{
+		size_t		i;
+
+		/* a link left pointing into a cleared bucket would corrupt it */
+		for (i = 0; i < m->nbuckets; i++)
+			while (m->buckets[i] != NULL)
+			{
+				gw_uuidmap_link *l = m->buckets[i];
+
+				m->buckets[i] = l->next;
+				l->next = NULL;
+				l->pprev = NULL;
+			}
+	}
 	m->count = 0;
 }

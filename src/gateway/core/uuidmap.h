@@ -10,8 +10,10 @@
  * A map is fixed (the caller's array of buckets, a power of two, never
  * allocated) or growing (doubles once it holds more links than buckets).
  * Several links may carry one key; they stay in the order they were
- * added, which the per-key walks rely on (the newest of a session last).
- * The order across keys is unspecified.
+ * added, the oldest first, through every doubling.  No caller needs more
+ * than a stable order (hub.c counts a key once, at its first admitted
+ * link); the relay's slots of one session end in that order, which
+ * test_relay_slot pins.  The order across keys is unspecified.
  *
  * Pure C, no lws: the relay's state machine links it without lws
  * (test_relay_slot), and test_uuidmap tests it alone.
@@ -49,18 +51,23 @@ typedef struct gw_uuidmap
 	size_t		count;			/* links in the map */
 	bool		grows;			/* buckets are malloc'd and doubled */
 	gw_uuidmap_key key;
+	unsigned	walking;		/* gw_uuidmap_each calls under way: no doubling */
 } gw_uuidmap;
 
 /* A fixed map over a static array of buckets: a static initializer. */
 #define GW_UUIDMAP_FIXED(storage, keyfn) \
-	{(storage), sizeof(storage) / sizeof((storage)[0]), 0, false, (keyfn)}
+	{(storage), sizeof(storage) / sizeof((storage)[0]), 0, false, (keyfn), 0}
 /* A growing map: a static initializer; its buckets come with the first add. */
-#define GW_UUIDMAP_GROWING(keyfn) {NULL, 0, 0, true, (keyfn)}
+#define GW_UUIDMAP_GROWING(keyfn) {NULL, 0, 0, true, (keyfn), 0}
 
 /*
  * Links l at the tail of its key's chain.  False only when a growing map
  * has no buckets and cannot allocate them (l is then in no map); a map
- * that cannot grow further keeps working with longer chains.
+ * that cannot grow further keeps working with longer chains.  A link
+ * already in a map is left where it is (true, counted once): relinking
+ * it would cut its chain.  A growing map does not double during
+ * gw_uuidmap_each (a rehash would move links under the walk); it doubles
+ * at the first add after the walk.
  */
 bool		gw_uuidmap_add(gw_uuidmap *m, gw_uuidmap_link *l);
 
@@ -84,14 +91,19 @@ gw_uuidmap_link *gw_uuidmap_next_same(const gw_uuidmap *m, gw_uuidmap_link *l);
 
 /*
  * Calls visit for every link until one returns false (then false).  visit
- * may remove the link it is given, never another.
+ * may remove (or free) the link it is given, never another, and must not
+ * add: the map then refuses to double, so no link moves under the walk,
+ * but whether the walk meets the added link is unspecified.
  */
 typedef bool (*gw_uuidmap_visit) (gw_uuidmap_link *l, void *arg);
 bool		gw_uuidmap_each(gw_uuidmap *m, gw_uuidmap_visit visit, void *arg);
 
 /*
- * A growing map gives its buckets back (it must be empty, or its links
- * forgotten by the caller); a fixed map is only emptied of its count.
+ * Empties the map.  A fixed map unlinks every link still in it (each is
+ * then in no map, as if removed), so a later remove cannot write into the
+ * cleared buckets.  A growing map gives its buckets back without reading
+ * its links, which the caller may have freed (the relay's forget frees
+ * its slots in a walk first); links left in it must not be used again.
  */
 void		gw_uuidmap_free(gw_uuidmap *m);
 

@@ -26,12 +26,21 @@
 static lws_sorted_usec_list_t sul_sweep;
 static bool sweeping;
 
+/*
+ * Outside the queue's bound: relay_flow.c keeps a slow reader's queue at
+ * up to --send-queue on purpose (its pause mark), so the text would find
+ * it full and close a device held by its window 4008 instead of telling
+ * it waiting (docs/terminal.md, "Backpressure").  At most one text per
+ * change of the pairing.
+ */
 static void
 io_tell(gw_rside *side, bool paired)
 {
 	const char *msg = paired ? gw_rwire_paired : gw_rwire_waiting;
 
-	gw_conn_send(&gw_rconn_of_side(side)->conn, msg, strlen(msg));
+	gw_conn_send_aside(&gw_rconn_of_side(side)->conn, msg, strlen(msg));
+	if (paired)
+		gw_rflow_paired(gw_rconn_of_side(side));
 }
 
 static void

@@ -28,10 +28,14 @@
  * answers for --send-timeout is closed.
  *
  * The window is its own setting, not --send-queue: the window's bytes are
- * written already (they sit in sockets and the edge, not in the node), and
- * a window of one queue (64 KiB) cost a third of the throughput through
- * the edge (bench/terminal_relay; docs/gateway.md, --stream-window).  The
- * node's memory per stream stays the queue's bound (relay_flow.c).
+ * written already (they sit in sockets and the edge, not in the node
+ * process), and a window of one queue (64 KiB) cost a third of the
+ * throughput through the edge (bench/terminal_relay; docs/gateway.md,
+ * --stream-window).  The node process holds per session at most
+ * 2 x (--send-queue + 2 x --max-message) whatever the window (relay_flow.c);
+ * the window's bytes sit mostly in the node's socket send buffer, kernel
+ * memory of up to --stream-window per held device (docs/terminal.md,
+ * "Slow networks").
  *
  * The payload is decimal ASCII and never empty: lws 4.1 does not report an
  * empty pong, and dropped the connection on a pong byte over 0x7f after a

@@ -71,6 +71,9 @@ void		gw_rflow_pass(gw_rconn *from, const void *data, size_t len);
 /* relay_flow.c: the connection's queue shrank: resume its counterpart if paused. */
 void		gw_rflow_sent(gw_rconn *to);
 
+/* relay_flow.c: c was told paired: a full queue of c holds its new counterpart back. */
+void		gw_rflow_paired(gw_rconn *c);
+
 /* relay_flow.c: read the side again (its pairing ended). */
 void		gw_rflow_resume(gw_rconn *c);
 

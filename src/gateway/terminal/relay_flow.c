@@ -38,6 +38,17 @@ counterpart(gw_rconn *c)
 	return gw_rconn_of_side(s->side[!c->side.kind]);
 }
 
+/* to's queue holds the pause mark: its counterpart from is read no more. */
+static void
+hold_back(gw_rconn *from, gw_rconn *to)
+{
+	if (gw_conn_queued(&to->conn) < pause_mark() || from->conn.rx_paused)
+		return;
+	gw_relay_stats.paused++;
+	gw_conn_rx_pause(&from->conn, true);
+	gw_rack_paused(from);		/* its window opens (relay_ack.c) */
+}
+
 void
 gw_rflow_pass(gw_rconn *from, const void *data, size_t len)
 {
@@ -56,12 +67,22 @@ gw_rflow_pass(gw_rconn *from, const void *data, size_t len)
 	 */
 	if (from->side.kind == GW_RSIDE_DEVICE)
 		gw_rslots_bytes(from->side.slot, gw_mono_ms());
-	if (gw_conn_queued(&to->conn) >= pause_mark() && !from->conn.rx_paused)
-	{
-		gw_relay_stats.paused++;
-		gw_conn_rx_pause(&from->conn, true);
-		gw_rack_paused(from);	/* its window opens (relay_ack.c) */
-	}
+	hold_back(from, to);
+}
+
+/*
+ * A new pairing: a side whose queue still holds the pause mark (a device
+ * held by its window whose host left) holds its new counterpart back at
+ * once, or the newcomer's first message would find the queue full and
+ * close the side 4008.
+ */
+void
+gw_rflow_paired(gw_rconn *c)
+{
+	gw_rconn   *from = counterpart(c);
+
+	if (from != NULL)
+		hold_back(from, c);
 }
 
 void

@@ -8,8 +8,9 @@
  * message written nor an acknowledgement (relay_ack.c); with a mark every
  * quarter of a 256 KiB window a device would have to read 80 kB per
  * --send-timeout to be taken for a reader.  Capped, the minimum steady rate
- * stays 16 KiB plus one message per --send-timeout whatever the window
- * (docs/terminal.md, "Slow networks").
+ * is at most 16 KiB plus one message per --send-timeout less one round
+ * trip whatever the window (a quarter of a window under 64 KiB), the pong
+ * having to reach the node in time (docs/terminal.md, "Slow networks").
  */
 #include "terminal/relay_window.h"
 
@@ -27,6 +28,11 @@ bool
 gw_rwindow_sent(gw_rwindow *w, size_t len, uint64_t window)
 {
 	w->out += len;
+	/*
+	 * a write ends a hold: an acknowledgement that leaves the window full
+	 * is not a new hold (each hold counted once, bothy_terminal_relay_held_total)
+	 */
+	w->holding = false;
 	return w->out - w->pinged >= gw_rwindow_mark_every(window);
 }
 
@@ -49,7 +55,12 @@ gw_rwindow_marked(gw_rwindow *w)
  * and once read again its pongs come only after the input it sent before
  * them (a paste the host takes slowly), so holding its output would lock
  * a paste into a program that reads slowly while it writes
- * (docs/terminal.md, "Slow networks").
+ * (docs/terminal.md, "Slow networks").  rx_paused alone covers the pause
+ * itself (behind_input is set at the same moment); behind_input covers
+ * the time after the node reads the device again: its next pongs still
+ * wait behind the paste's rest, which on a slow uplink can take longer
+ * than --send-timeout to arrive, and held meanwhile the device would be
+ * closed 4008 for pongs it sent.
  */
 bool
 gw_rwindow_held(gw_rwindow *w, uint64_t window, bool rx_paused, bool *began)
@@ -57,7 +68,8 @@ gw_rwindow_held(gw_rwindow *w, uint64_t window, bool rx_paused, bool *began)
 	bool		held = !rx_paused && !w->behind_input && w->out - w->acked >= window;
 
 	*began = held && !w->holding;
-	w->holding = held;
+	if (held)
+		w->holding = true;		/* until a write (gw_rwindow_sent) ends it */
 	return held;
 }
 
@@ -76,6 +88,5 @@ gw_rwindow_ack(gw_rwindow *w, uint64_t n)
 	w->acked = n;
 	if (n > w->pinged_at_pause)
 		w->behind_input = false;	/* read past the input it was paused on */
-	w->holding = false;			/* the next hold is a new one */
 	return true;
 }

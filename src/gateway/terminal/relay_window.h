@@ -30,7 +30,7 @@ typedef struct gw_rwindow
 	uint64_t	acked;			/* out at the last mark its pong echoed */
 	uint64_t	pinged_at_pause;	/* pinged when the node last stopped reading it */
 	bool		behind_input;	/* paused since a mark of pinged_at_pause or before */
-	bool		holding;		/* the last held test held (a hold is counted once) */
+	bool		holding;		/* held since the last write (a hold is counted once) */
 } gw_rwindow;
 
 /* The unmarked bytes that make a mark due: min(ceil(window / 4), GW_RWINDOW_MARK_MAX). */
@@ -53,8 +53,8 @@ uint64_t	gw_rwindow_marked(gw_rwindow *w);
  * Whether no more may be written: window bytes or more unacknowledged,
  * unless the node stopped reading the device (rx_paused) or has not seen
  * a pong to a mark written after it last did (behind_input).  *began is
- * set when this starts a hold (the test before did not hold, nor has an
- * acknowledgement come since).
+ * set when this starts a hold: no test held since the last write (an
+ * acknowledgement that leaves the window full does not end a hold).
  */
 bool		gw_rwindow_held(gw_rwindow *w, uint64_t window, bool rx_paused, bool *began);
 

@@ -8,7 +8,9 @@
  *		expectation, the ends a pairing's end makes (detach, closed_by_host),
  *		session.started from the hook, the log and a read, RelayActivate,
  *		the log's close, side-less expectations and terminal.session_paired,
- *		idle, calls tried again, stale grants, and a table of many slots.
+ *		idle, calls tried again, stale grants, a table of many slots, and
+ *		the order a session's slots end in (the order they came, as
+ *		core/uuidmap.h keeps a key's links).
  */
 #include <stdio.h>
 #include <string.h>
@@ -735,6 +737,51 @@ test_many(void)
 	gw_rslots_forget();
 }
 
+/*
+ * A session holding two slots with sides, ended through the log: the slots
+ * end in the order they were expected (core/uuidmap.h keeps a key's links
+ * oldest first), whichever grant is newer.  One slot is paired, the other
+ * holds a lone device, so the close events tell the slots apart.
+ */
+static bool
+ends_in_order(bool paired_first, int first_grant, int second_grant)
+{
+	gw_rside	d1 = {.kind = GW_RSIDE_DEVICE},
+				h1 = {.kind = GW_RSIDE_HOST},
+				d2 = {.kind = GW_RSIDE_DEVICE};
+	gw_rslot   *a,
+			   *b;
+	gw_tlog_row r = log_of(1, first_grant, GW_TLOG_SESSION_CLOSED, GW_TSTATE_CLOSED);
+	bool		ok;
+
+	fresh();
+	a = slot_of(1, first_grant, GW_TSTATE_OPENING, 0);
+	b = slot_of(1, second_grant, GW_TSTATE_OPENING, 0);
+	if (a == NULL || b == NULL || a == b || live() != 2)
+		return false;
+	gw_rslots_join(paired_first ? a : b, &d1, 0);
+	gw_rslots_join(paired_first ? a : b, &h1, 0);
+	gw_rslots_join(paired_first ? b : a, &d2, 0);
+	events[0] = '\0';
+	gw_rslots_log(&r, 10);
+	ok = saw(paired_first ? "D close 1000; H close 1000; D close 1000"
+			 : "D close 1000; D close 1000; H close 1000");
+	ok = ok && live() == 0 && d1.slot == NULL && h1.slot == NULL && d2.slot == NULL;
+	gw_rslots_forget();
+	return ok;
+}
+
+static void
+test_session_end_order(void)
+{
+	UNIT_OK(ends_in_order(true, 100, 200),
+			"a session's end: the older slot's sides close first (paired, then lone)");
+	UNIT_OK(ends_in_order(false, 100, 200),
+			"a session's end: the older slot's sides close first (lone, then paired)");
+	UNIT_OK(ends_in_order(true, 200, 100) && ends_in_order(false, 200, 100),
+			"a session's end: by the order the slots came, not by their grants");
+}
+
 int
 main(void)
 {
@@ -745,5 +792,6 @@ main(void)
 	test_sideless();
 	test_idle_and_retries();
 	test_many();
+	test_session_end_order();
 	return unit_done();
 }

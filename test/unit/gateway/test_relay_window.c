@@ -127,6 +127,18 @@ test_held(void)
 	send_marking(&w, 4 * KIB, 4 * KIB);
 	UNIT_OK(gw_rwindow_held(&w, 4 * KIB, false, &began) && began,
 			"count: after an acknowledgement, a full window again is a new hold");
+
+	/* an acknowledgement that leaves the window full is the same hold (review 27b, 12) */
+	w = (gw_rwindow) {0};
+	send_marking(&w, 8 * KIB, 4 * KIB);
+	UNIT_OK(gw_rwindow_held(&w, 4 * KIB, false, &began) && began, "count: past the window, a hold");
+	UNIT_OK(gw_rwindow_ack(&w, 1 * KIB) && gw_rwindow_held(&w, 4 * KIB, false, &began) && !began,
+			"count: an acknowledgement that leaves it full starts no new hold");
+	UNIT_OK(gw_rwindow_ack(&w, 6 * KIB) && !gw_rwindow_held(&w, 4 * KIB, false, &began) && !began,
+			"count: one that opens it ends the hold's test");
+	send_marking(&w, 2 * KIB, 4 * KIB);
+	UNIT_OK(gw_rwindow_held(&w, 4 * KIB, false, &began) && began,
+			"count: written and full again, a new hold");
 }
 
 static void

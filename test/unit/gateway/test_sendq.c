@@ -228,6 +228,24 @@ test_ping(void)
 	UNIT_OK(q.bytes == 0 && q.head == NULL, "ping: cleared");
 }
 
+/* A text aside (the relay's waiting): behind a full queue, a text, in no bytes. */
+static void
+test_aside(void)
+{
+	gw_sendq	q = {0};
+
+	UNIT_OK(gw_sendq_push(&q, HEADROOM, "abcd", 4, 4) == GW_SENDQ_OK &&
+			gw_sendq_push_aside(&q, HEADROOM, "wait", 4) == GW_SENDQ_OK && q.bytes == 4,
+			"aside: queued behind a full queue, its bytes not counted");
+	UNIT_OK(gw_sendq_push(&q, HEADROOM, "e", 1, 4) == GW_SENDQ_FULL,
+			"aside: the limit still holds for messages");
+	UNIT_OK(q.tail->aside && !q.tail->ping && !q.tail->binary && !q.head->aside &&
+			memcmp(q.tail->data + HEADROOM, "wait", 4) == 0, "aside: a text, after the rest");
+	gw_sendq_pop(&q);
+	gw_sendq_pop(&q);
+	UNIT_OK(q.bytes == 0 && q.head == NULL, "aside: popping it takes no bytes off");
+}
+
 /* A first ping goes before everything queued, the rest in order behind it. */
 static void
 test_ping_first(void)
@@ -291,6 +309,7 @@ main(void)
 	test_limit();
 	test_accounting();
 	test_ping();
+	test_aside();
 	test_ping_first();
 	test_no_allocation_when_empty();
 	return unit_done();

@@ -4,9 +4,13 @@
  *		both routes: add, find and remove, several links of one key in the
  *		order they came, growth past many doublings, removal during a walk,
  *		and many UUIDv7 keys of one millisecond (equal first bytes) spread
- *		over the buckets.
+ *		over the buckets.  test_callers runs the callers' patterns: a
+ *		per-key walk removing the link it holds (hub.c, hosts.c), freeing
+ *		inside a walk (the relay's forget), a second add of a linked link,
+ *		an add during a walk of a growing map, a free with links left.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/uuidmap.h"
@@ -137,6 +141,17 @@ test_fixed(void)
 	UNIT_OK(m.count == 0 && gw_uuidmap_first(&m, &it[0].key) == NULL, "fixed: emptied");
 }
 
+/* The smallest power of two >= 64 that holds count links, one per bucket. */
+static size_t
+expected_buckets(size_t count)
+{
+	size_t		n = 64;
+
+	while (n < count)
+		n *= 2;
+	return n;
+}
+
 #define MANY 20000
 
 static item many[MANY];
@@ -157,10 +172,15 @@ test_growing(void)
 	UNIT_OK(m.nbuckets == 64, "growing: its first add brings 64 buckets");
 	v7_keys(many, MANY);
 	for (i = 0; i < MANY; i++)
+	{
 		gw_uuidmap_add(&m, &many[i].link);
+		if (m.nbuckets != expected_buckets(m.count))
+			break;
+	}
+	UNIT_OK(i == MANY, "growing: after every add, the smallest power of two >= 64 holding it");
 	UNIT_OK(m.count == MANY + 3, "growing: counts every link");
-	UNIT_OK(m.nbuckets >= m.count - 1 && m.nbuckets <= 2 * m.count,
-			"growing: doubled to one link per bucket at the most (before the next add)");
+	UNIT_OK(m.nbuckets == expected_buckets(m.count) && m.nbuckets == 32768,
+			"growing: the smallest power of two >= 64 holding one link per bucket");
 	UNIT_OK(finds_all(&m, many, MANY, 1), "growing: every key found after many doublings");
 	l = gw_uuidmap_first(&m, &same[0].key);
 	UNIT_OK(item_of(l) == &same[0] && item_of(l = gw_uuidmap_next_same(&m, l)) == &same[1] &&
@@ -279,6 +299,190 @@ test_hash(void)
 			"hash: the last byte moves the high bits");
 }
 
+/* hub.c's gw_hub_each and hosts.c's gw_thosts_each: take next, then drop l. */
+static void
+test_key_walk_removing(void)
+{
+	static gw_uuidmap_link *storage[8];
+	gw_uuidmap	m = GW_UUIDMAP_FIXED(storage, item_key);
+	item		it[6];
+	gw_uuidmap_link *l,
+			   *next;
+	int			order[6],
+				seen = 0,
+				i;
+
+	v7_keys(it, 6);
+	for (i = 1; i < 5; i++)		/* 0..4 share a key, 5 has its own */
+		it[i].key = it[0].key;
+	for (i = 0; i < 6; i++)
+		gw_uuidmap_add(&m, &it[i].link);
+	for (l = gw_uuidmap_first(&m, &it[0].key); l != NULL && seen < 6; l = next)
+	{
+		next = gw_uuidmap_next_same(&m, l);
+		order[seen++] = item_of(l)->n;
+		gw_uuidmap_remove(&m, l);
+	}
+	UNIT_OK(seen == 5 && order[0] == 0 && order[1] == 1 && order[2] == 2 && order[3] == 3 &&
+			order[4] == 4, "key walk: removing each link held visits the key's five in order");
+	UNIT_OK(m.count == 1 && gw_uuidmap_first(&m, &it[0].key) == NULL &&
+			item_of(gw_uuidmap_first(&m, &it[5].key)) == &it[5],
+			"key walk: the key is gone, the other key stays");
+	gw_uuidmap_free(&m);
+}
+
+/* The relay's forget: each visit frees its struct; the map goes after. */
+static bool
+free_item(gw_uuidmap_link *l, void *arg)
+{
+	(*(size_t *) arg)++;
+	free(item_of(l));
+	return true;
+}
+
+static void
+test_free_inside_walk(void)
+{
+	gw_uuidmap	m = GW_UUIDMAP_GROWING(item_key);
+	item		keys[300];
+	size_t		i,
+				freed = 0;
+
+	v7_keys(keys, 300);
+	for (i = 0; i < 300; i++)
+	{
+		item	   *it = calloc(1, sizeof(*it));
+
+		if (it == NULL)
+			abort();
+		it->key = keys[i % 100].key;	/* chains of three links of one key */
+		it->n = (int) i;
+		gw_uuidmap_add(&m, &it->link);
+	}
+	/* AddressSanitizer fails the run if the walk reads a freed link */
+	UNIT_OK(gw_uuidmap_each(&m, free_item, &freed) && freed == 300,
+			"free inside each: every link visited once, none read after its free");
+	gw_uuidmap_free(&m);
+	UNIT_OK(m.buckets == NULL && m.nbuckets == 0, "free inside each: the buckets go after");
+}
+
+static void
+test_double_add(void)
+{
+	static gw_uuidmap_link *storage[4];
+	gw_uuidmap	fixed = GW_UUIDMAP_FIXED(storage, item_key);
+	gw_uuidmap	growing = GW_UUIDMAP_GROWING(item_key);
+	item		it[3];
+	gw_uuidmap_link *l;
+
+	v7_keys(it, 3);
+	it[1].key = it[0].key;
+	it[2].key = it[0].key;
+	for (int i = 0; i < 3; i++)
+		gw_uuidmap_add(&fixed, &it[i].link);
+	UNIT_OK(gw_uuidmap_add(&fixed, &it[1].link) && fixed.count == 3,
+			"double add: a linked link is counted once");
+	l = gw_uuidmap_first(&fixed, &it[0].key);
+	UNIT_OK(item_of(l) == &it[0] && item_of(l = gw_uuidmap_next_same(&fixed, l)) == &it[1] &&
+			item_of(l = gw_uuidmap_next_same(&fixed, l)) == &it[2] &&
+			gw_uuidmap_next_same(&fixed, l) == NULL, "double add: the chain is whole and in order");
+	gw_uuidmap_remove(&fixed, &it[1].link);
+	gw_uuidmap_remove(&fixed, &it[0].link);
+	gw_uuidmap_remove(&fixed, &it[2].link);
+	UNIT_OK(fixed.count == 0 && storage[0] == NULL && storage[1] == NULL && storage[2] == NULL &&
+			storage[3] == NULL, "double add: removing each once empties the map");
+	gw_uuidmap_add(&growing, &it[0].link);
+	UNIT_OK(gw_uuidmap_add(&growing, &it[0].link) && growing.count == 1,
+			"double add: counted once in a growing map too");
+	gw_uuidmap_remove(&growing, &it[0].link);
+	gw_uuidmap_free(&growing);
+}
+
+typedef struct adder
+{
+	gw_uuidmap *m;
+	item	   *extra;			/* the links the visits add */
+	size_t		added;
+	size_t		visits[64 + 1];	/* by item number: how often visited */
+	size_t		nbuckets_seen;	/* the largest bucket count a visit saw */
+} adder;
+
+static bool
+add_one(gw_uuidmap_link *l, void *arg)
+{
+	adder	   *a = arg;
+	int			n = item_of(l)->n;
+
+	if (n < 64)
+		a->visits[n]++;
+	else
+		a->visits[64]++;
+	if (a->added < 64)
+		gw_uuidmap_add(a->m, &a->extra[a->added++].link);
+	if (a->m->nbuckets > a->nbuckets_seen)
+		a->nbuckets_seen = a->m->nbuckets;
+	return true;
+}
+
+/* An add that would double a growing map during a walk waits for the walk. */
+static void
+test_add_during_walk(void)
+{
+	gw_uuidmap	m = GW_UUIDMAP_GROWING(item_key);
+	static item base[64],
+				extra[65];
+	adder		a = {&m, extra, 0, {0}, 0};
+	size_t		i;
+	bool		once = true;
+
+	v7_keys(base, 64);
+	v7_keys(extra, 65);
+	for (i = 0; i < 65; i++)
+		extra[i].n = 1000 + (int) i;
+	for (i = 0; i < 64; i++)
+		gw_uuidmap_add(&m, &base[i].link);
+	UNIT_OK(m.count == 64 && m.nbuckets == 64, "add during each: full, the next add would double");
+	UNIT_OK(gw_uuidmap_each(&m, add_one, &a), "add during each: the walk ends");
+	for (i = 0; i < 64; i++)
+		once = once && a.visits[i] == 1;
+	UNIT_OK(once, "add during each: every link there before the walk visited exactly once");
+	UNIT_OK(a.nbuckets_seen == 64 && m.nbuckets == 64 && m.count == 128,
+			"add during each: linked but no doubling under the walk");
+	UNIT_OK(finds_all(&m, extra, 64, 1) && finds_all(&m, base, 64, 1),
+			"add during each: every link found after the walk");
+	gw_uuidmap_add(&m, &extra[64].link);
+	UNIT_OK(m.nbuckets == 128 && m.walking == 0 && finds_all(&m, extra, 65, 1) &&
+			finds_all(&m, base, 64, 1), "add during each: the first add after the walk doubles");
+	for (i = 0; i < 64; i++)
+		gw_uuidmap_remove(&m, &base[i].link);
+	for (i = 0; i < 65; i++)
+		gw_uuidmap_remove(&m, &extra[i].link);
+	gw_uuidmap_free(&m);
+}
+
+/* A fixed map's free unlinks what is left: a later remove writes nothing. */
+static void
+test_free_with_links(void)
+{
+	static gw_uuidmap_link *storage[2];
+	gw_uuidmap	m = GW_UUIDMAP_FIXED(storage, item_key);
+	item		it[4];
+
+	v7_keys(it, 4);
+	for (int i = 0; i < 4; i++)
+		gw_uuidmap_add(&m, &it[i].link);
+	gw_uuidmap_free(&m);
+	UNIT_OK(m.count == 0 && storage[0] == NULL && storage[1] == NULL, "free: a fixed map emptied");
+	UNIT_OK(!gw_uuidmap_linked(&it[0].link) && !gw_uuidmap_linked(&it[3].link) &&
+			it[1].link.next == NULL, "free: the links left are in no map");
+	gw_uuidmap_add(&m, &it[2].link);
+	gw_uuidmap_remove(&m, &it[1].link);
+	UNIT_OK(m.count == 1 && item_of(gw_uuidmap_first(&m, &it[2].key)) == &it[2],
+			"free: removing a link the free unlinked leaves the map and its count alone");
+	gw_uuidmap_remove(&m, &it[2].link);
+	UNIT_OK(m.count == 0 && storage[0] == NULL && storage[1] == NULL, "free: usable again");
+}
+
 int
 main(void)
 {
@@ -287,5 +491,10 @@ main(void)
 	test_growing();
 	test_walk();
 	test_one_millisecond();
+	test_key_walk_removing();
+	test_free_inside_walk();
+	test_double_add();
+	test_add_during_walk();
+	test_free_with_links();
 	return unit_done();
 }

@@ -6,13 +6,12 @@ LISTEN ephemeral connection hears none of gateway.typing, .agent_presence,
 the events produced in the database (run updates, hints) are sent in every
 mode and still arrive.  The multi mode is every other test of this suite."""
 import asyncio
-import json
 
 import pytest
 
-import conftest
 from cluster import Client, World, keep_alive, rest, wait_present
 from conftest import PG_CONF, Instance, new_id, run
+from modes import listener, sentinel  # noqa: F401  (listener: a fixture)
 
 PUBLISHED = "bothy_gateway_signals_published_total"
 
@@ -25,27 +24,6 @@ def pg():
     inst.start()
     yield inst
     inst.close()
-
-
-@pytest.fixture
-def listener(pg):
-    listener = conftest._process.Listener(pg)
-    yield listener
-    listener.close()
-
-
-def sentinel(pg, listener):
-    """Publishes terminal.host_close from SQL and returns every payload the
-    listener heard up to it (the sentinel itself left out)."""
-    host = new_id()
-    pg.query("SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))",
-             host)
-    heard = []
-    while True:
-        payload = json.loads(listener.next())
-        if payload == {"kind": "terminal.host_close", "host_id": host}:
-            return heard
-        heard.append(payload)
 
 
 def test_single_mode_delivers_typing_and_agent_presence_locally_without_signals(

@@ -1,10 +1,15 @@
 """The agent event stream on real gateways (D-M7-17-4): events an
 application appended (bothy.agent_event_appended) reach the consumer holding
 the agent's stream as agent.event in ID order; ack moves the held
-acknowledgement; --agent-window bounds the unacknowledged ones; a new holder
-on the other node continues from the held acknowledgement, and after the
-takeover only it receives events; events whose signal was lost while the
-listener was down are delivered after the reconnect."""
+acknowledgement, and an ack the database refuses leaves the stream working;
+--agent-window bounds the unacknowledged ones; a new holder on the other
+node continues from the held acknowledgement, and after the takeover only
+it receives events; events whose signal was lost while the listener was
+down are delivered after the reconnect, and events appended while the
+holder's lease lapsed (its renewals held back by a row lock) once it holds
+the lease again."""
+import asyncio
+
 from cluster import Client, World, parse_time
 from conftest import poll_until, run
 
@@ -136,3 +141,56 @@ def test_events_appended_while_the_listener_was_down_arrive_after_the_reconnect(
     assert (lost, killed, appended) == (2, 1, 3)
     assert [(e["id"], e["type"]) for e in got] == [(2, "task.lost"), (3, "task.created")]
     assert rest == []
+
+
+def test_an_ack_the_database_refuses_leaves_the_stream_working(gateways, keys, pg):
+    node = gateways(1)      # bothy.consumer_lease = 3s: a renewal every second
+    w = World(pg)
+    agent = w.agent()
+    w.append(agent)
+
+    async def go():
+        c = await Client.open(node.url, keys.agent(agent))
+        assert (await c.event("agent.event"))["id"] == 1
+        await c.send({"op": "ack", "event": 1000000})       # beyond the last event
+        refused = await c.recv()
+        await asyncio.sleep(2.5)                            # renewals after the refusal
+        holder = w.holder(agent)
+        w.append(agent)
+        second = await c.event("agent.event")
+        await c.send({"op": "ack", "event": 2})
+        assert await c.before_ack() == []
+        await c.close()
+        return c.ready, refused, holder, second
+    ready, refused, holder, second = run(go())
+    assert refused == {"op": "error", "request": "ack", "code": "rejected"}
+    assert holder[:2] == (ready["bind"], "connection")      # the renewals held on
+    assert second["id"] == 2
+    poll_until(lambda: w.holder(agent)[2] == 2, timeout=5, what="the valid ack saved")
+    assert node.metric('bothy_gateway_closes_total{code="4015"}') == 0
+
+
+def test_events_appended_while_the_lease_lapsed_arrive_after_it_is_held_again(gateways, keys, pg):
+    node = gateways(1)      # bothy.consumer_lease = 3s
+    w = World(pg)
+    agent = w.agent()
+
+    async def go():
+        c = await Client.open(node.url, keys.agent(agent))
+        lock = pg.connect(autocommit=False)
+        try:
+            # the renewals wait for this lock while the lease runs out
+            lock.cursor().execute("SELECT * FROM bothy.consumer_holds WHERE agent = %s FOR UPDATE", (agent,))
+            poll_until(lambda: w.q("SELECT lease_until < now() FROM bothy.consumer_holds WHERE agent = %s",
+                                   agent)[0][0], timeout=6, what="the lease lapsed")
+            w.append(agent)                 # read as nothing: the lease lapsed
+            await asyncio.sleep(0.5)
+            lock.commit()
+        finally:
+            lock.close()
+        got = await c.event("agent.event", timeout=5)
+        await c.close()
+        return got
+    got = run(go())
+    assert got["id"] == 1
+    assert node.metric("bothy_gateway_consumer_resumes_total") >= 1

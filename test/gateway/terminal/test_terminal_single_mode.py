@@ -13,7 +13,7 @@ import pytest
 
 from conftest import active_host, node_base, run, terminal_call, terminal_instance
 from fakehost import ControlConnection
-from test_modes import listener, sentinel  # noqa: F401 (listener: a fixture)
+from modes import listener, sentinel  # noqa: F401  (listener: a fixture)
 
 SESSIONS = "/v1/terminal/sessions"
 

@@ -1,5 +1,5 @@
-"""The terminal's docs keep up with its code (test_docs.py does the same
-for the gateway route): every op of the control connection has its
+"""The terminal's docs keep up with its code (clients/test_clients_docs.py
+does the same for the gateway route): every op of the control connection has its
 section in protocol.md and its message in asyncapi.yaml's /terminal/host
 channel, every example there is one message of the channel (and its
 signatures verify with the example's key), every close code and reason of
@@ -16,7 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from fakehost import b64d
-from test_docs import DOCS, LITERALS, c_string, doc, resolve, src, table_rows, valid  # noqa: F401
+from docs_lib import DOCS, LITERALS, c_string, doc, resolve, src, table_rows, valid  # noqa: F401
 
 CHANNEL = "/terminal/host"
 

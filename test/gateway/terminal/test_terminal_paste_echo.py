@@ -19,8 +19,12 @@ node would never read the device again: locked, then 4008.
 
 Asserted: every echoed byte arrives (counted: the 32 MiB and the markers,
 each output frame at its offset) within BOUND_S, the device is never
-closed, the node paused the device, and a second into the paste more
-than a MiB of it still waited in the device's writer: the paste did not
+closed, the node paused a side (bothy_terminal_relay_paused_total counts
+both), for at least --send-timeout the device had read more than the
+window and a message past the last pong it sent (the old rule would have
+held it unacknowledged all that time, whatever the buffers: 4008), and a
+second into the paste more than a MiB of it still waited in the device's
+writer: the paste did not
 fit into the sockets' buffers, so the pongs did wait behind it (on
 loopback those buffers hold some MiB: a 4 MiB paste passes on the old
 rule, 8 MiB fails; without this check a host with larger buffers would
@@ -31,7 +35,7 @@ at RATE) and 15 s with the module's start.  On the old rule: 4008 after
 Direct to the node, not through the edge: the lock is between the node's
 window and its pause of the device, which the edge does not change;
 nginx's buffers would only add megabytes the paste must pass (the edge's
-own slow readers are test_terminal_slow_reader_edge.py's).
+own slow readers are edge/test_edge_terminal_slow_reader.py's).
 """
 import os
 import socket
@@ -45,11 +49,15 @@ from conftest import keys  # noqa: F401  (keys is a fixture)
 from slowdevice import SlowDevice
 from terminal_streams import terminal, tnodes, tpg  # noqa: F401  (fixtures)
 
-# The node's options, in one list (the window is --send-queue bytes here;
-# a --stream-window of 64 KiB goes here too): bothy-host's frames need
+# The node's options, in one list, after the test nodes' own (conftest's
+# GATEWAY_OPTS, with --stream-window 4096): the last of a repeated option
+# wins, so the window is WINDOW here.  bothy-host's frames need
 # --max-message 16384 (docs/host.md); --send-timeout 2 s closes a locked
 # device soon.
-NODE_OPTS = ["--max-message", "16384", "--send-queue", "65536", "--send-timeout", "2000"]
+WINDOW = 65536
+SEND_TIMEOUT_S = 2.0
+NODE_OPTS = ["--max-message", "16384", "--send-queue", "65536", "--stream-window", str(WINDOW),
+             "--send-timeout", str(int(SEND_TIMEOUT_S * 1000))]
 
 PASTE = 16 * 1024 * 1024
 ECHO = 2                    # each pasted byte written this many times
@@ -203,10 +211,20 @@ def test_a_paste_into_a_program_that_reads_slowly_while_it_writes_completes(tnod
         want = len(READY) + PASTE * ECHO + len(DONE)
         deadline = start + BOUND_S
         waiting = None      # the paste's bytes in the device's writer a second in
+        # the longest stretch in which the device had read more than a window
+        # and a message past its last pong sent: the old rule held such a
+        # device, unacknowledged, for all of it
+        stuck_since, stuck_most = None, 0.0
         while (device.output < want and device.ended is None and not device.bad_frames and
                time.monotonic() < deadline):
-            if waiting is None and time.monotonic() - start >= 1.0:
+            now = time.monotonic()
+            if waiting is None and now - start >= 1.0:
                 waiting = device.queued() * INPUT_MAX
+            if device.read - device.pong_sent > WINDOW + 16384:
+                stuck_since = now if stuck_since is None else stuck_since
+                stuck_most = max(stuck_most, now - stuck_since)
+            else:
+                stuck_since = None
             time.sleep(0.05)
         took = time.monotonic() - start
         paused = node.metric("bothy_terminal_relay_paused_total")
@@ -216,11 +234,17 @@ def test_a_paste_into_a_program_that_reads_slowly_while_it_writes_completes(tnod
         assert device.tail == DONE
         assert device.begin[0] != 0 and device.begin[1:] == (0, 0)     # a new screen at 0
         assert device.bad_marks == []
-        assert paused > 0, "the node never stopped reading the device: no lock to avoid"
+        # the metric counts a pause of either side; the stretch below is what
+        # shows the device's pongs stuck behind its paste
+        assert paused > 0, "the node never stopped reading a side: no lock to avoid"
         assert waiting is not None and waiting > 1024 * 1024, \
             ("the paste fit into the sockets: the pongs did not wait behind it; a larger PASTE", waiting)
+        # the pongs stayed stuck for at least --send-timeout: the old rule
+        # (out - acked >= window) would have held the device that long with no
+        # acknowledgement and closed it 4008, whatever the sockets' buffers
+        assert stuck_most >= SEND_TIMEOUT_S, ("the pongs were not stuck long enough to bite", stuck_most)
         print("paste of %d bytes echoed %d times in %.1f s; %d bytes of it waited in the "
-              "device a second in" % (PASTE, ECHO, took, waiting))
+              "device a second in; pongs stuck %.1f s" % (PASTE, ECHO, took, waiting, stuck_most))
     finally:
         if device is not None:
             device.stop()

@@ -1,5 +1,5 @@
-"""The relay's docs keep up with its code, as test_docs.py does for the
-gateway route: every metric of terminal/relay_stats.c has its row in
+"""The relay's docs keep up with its code, as clients/test_clients_docs.py
+does for the gateway route: every metric of terminal/relay_stats.c has its row in
 gateway.md; every close code and reason the relay sends stands in the
 stream close codes of protocol.md and in the stream channel of
 asyncapi.yaml; every stream example of protocol.md is exactly one message
@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from test_docs import LITERALS, api, c_string, doc, src, table_rows, valid, resolve  # noqa: F401  (fixtures)
+from docs_lib import LITERALS, api, c_string, doc, src, table_rows, valid, resolve  # noqa: F401  (fixtures)
 
 CHANNEL = "/terminal/stream/{session}"
 S = "0190a5d0-0000-7000-8000-000000000001"

@@ -1,10 +1,11 @@
 """The REST long poll of agent events, GET /v1/agent/events, on real
 gateways (docs/protocol.md, D-M7-17-4): it answers at once when events are
-there, waits for one to be appended, and answers empty at wait_ms; `after`
-reports events done; bad arguments are 400 and bad tokens 401; each poll is
-a new holder of the agent's stream, so a WebSocket consumer of the agent on
-either node is fenced (4015), and a consumer's identify on either node
-while a poll waits makes the poll answer 409."""
+there, waits for one to be appended (past libwebsockets' own 10 s timeout
+too), and answers empty at wait_ms; `after` reports events done; bad
+arguments (an empty query argument too) are 400 and bad tokens 401; each
+poll is a new holder of the agent's stream, so a WebSocket consumer of the
+agent on either node is fenced (4015), and a consumer's identify on either
+node while a poll waits makes the poll answer 409."""
 import asyncio
 import time
 
@@ -165,3 +166,21 @@ def test_a_stale_consumer_signal_does_not_fence_the_poll_that_holds(gateways, ke
     held, after, status, body = run(go())
     assert held == after                # the poll still holds in the database ...
     assert status == 200 and [e["id"] for e in body["events"]] == [1]
+
+
+def test_a_long_poll_waits_past_ten_seconds(gateways, keys, pg):
+    node = gateways(1)
+    agent = World(pg).agent()
+    start = time.monotonic()
+    status, body = rest(node, PATH + "?wait_ms=11000", keys.agent(agent), timeout=20)
+    took = time.monotonic() - start
+    assert (status, body["events"]) == (200, [])
+    assert 10.9 < took < 14.0
+
+
+def test_an_empty_query_argument_is_refused(gateways, keys, pg):
+    node = gateways(1)
+    token = keys.agent(World(pg).agent())
+    for query in ("?wait_ms=0&&bogus=1", "?&bogus=1&wait_ms=0", "?wait_ms=0&&max=1", "?wait_ms=0&"):
+        assert rest(node, PATH + query, token) == (400, {"error": "bad_request"}), query
+    assert rest(node, PATH + "?wait_ms=0&max=1", token)[0] == 200

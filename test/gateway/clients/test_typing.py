@@ -2,10 +2,10 @@
 (D-M7-17-5): a member's typing reaches the members on both nodes with the
 thread's place and expires_at = now + bothy.typing_ttl (8 s by default),
 never the sending connection nor a person who may not see the thread; a
-second typing for the thread within --typing-interval is dropped; a sender
-outside the audience is answered "rejected"; and every delivery asks the
-audience again, so a removed member stops receiving typing from the other
-node."""
+second typing for the thread within --typing-interval is dropped, and so is
+typing in more threads than the limit within it; a sender outside the
+audience is answered "rejected"; and every delivery asks the audience
+again, so a removed member stops receiving typing from the other node."""
 import time
 
 from cluster import Client, World, parse_time
@@ -160,4 +160,22 @@ def test_typing_limit_holds_per_thread_when_threads_alternate(gateways, keys, pg
         # answer to a heartbeat, every drop is counted
         await s.before_ack()
     run(go())
+    assert node.metric("bothy_gateway_typing_dropped_total") == 2
+
+
+def test_typing_in_more_threads_than_the_limit_is_held_to_it(gateways, keys, pg):
+    node = gateways(1, extra=["--typing-interval", "5000"])
+    w = World(pg)
+    sender = new_id()
+    place, first = w.room(sender)
+    threads = [first] + [w.thread(place) for _ in range(5)]
+
+    async def go():
+        s = await Client.open(node.url, keys.person(sender))
+        for t in threads:
+            await s.send({"op": "typing", "thread": t})
+        await s.before_ack()
+        await s.close()
+    run(go())
+    # four threads pass per interval, the fifth and sixth are dropped
     assert node.metric("bothy_gateway_typing_dropped_total") == 2

@@ -4,7 +4,8 @@ command.autocomplete_requested and its autocomplete_answer comes back as
 autocomplete_result; with the consumer only on the other node the result is
 empty at once; without an answer it is empty after --autocomplete-timeout;
 an answer of another agent's connection, or one after the deadline, is
-ignored."""
+ignored; and one person cannot crowd autocomplete (a request beyond the
+four in flight ends empty at once)."""
 import time
 
 from cluster import Client, World
@@ -112,3 +113,26 @@ def test_an_answer_from_another_agents_connection_is_ignored(gateways, keys, pg)
             await x.close()
         return result
     assert run(go()) == {"op": "autocomplete_result", "ref": "mine", "items": [{"label": "real"}]}
+
+
+def test_one_person_cannot_crowd_autocomplete(gateways, keys, pg):
+    node = gateways(1, extra=["--autocomplete-timeout", "3000"])
+    w = World(pg)
+    agent = w.agent()
+
+    async def go():
+        consumer = await Client.open(node.url, keys.agent(agent), watch=[agent])
+        person = await Client.open(node.url, keys.person())
+        for i in range(5):                      # the consumer never answers
+            await person.send({"op": "autocomplete", "agent": agent, "ref": "r%d" % i, "query": "q"})
+        start = time.monotonic()
+        fifth = await person.recv()             # the fifth ends at once, empty
+        took = time.monotonic() - start
+        for c in (consumer, person):
+            await c.close()
+        return fifth, took
+    fifth, took = run(go())
+    assert fifth == {"op": "autocomplete_result", "ref": "r4", "items": []}
+    assert took < 2.0
+    assert node.metric('bothy_gateway_autocomplete_total{outcome="forwarded"}') == 4
+    assert node.metric('bothy_gateway_autocomplete_total{outcome="no_consumer"}') == 1
