@@ -22,7 +22,7 @@
 #include "terminal/presence.h"
 #include "terminal/probe.h"
 #include "terminal/relay.h"
-#include "terminal/rest.h"
+#include "terminal/rest/rest.h"
 #include "terminal/route.h"
 #include "terminal/send.h"
 #include "terminal/stats.h"
@@ -101,7 +101,7 @@ metrics(gw_metrics_out *out)
 {
 	gw_tstats_metrics(out);
 	gw_ttail_metrics(out);
-	gw_tstats_rest_metrics(out);
+	gw_trest_metrics(out);
 	gw_relay_metrics(out);
 }
 

@@ -10,45 +10,6 @@
 
 gw_tstats_t gw_tstats;
 
-static const unsigned rest_statuses[GW_TREST_N_STATUSES] = GW_TREST_STATUSES;
-
-void
-gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status)
-{
-	int			i;
-
-	for (i = 0; i < GW_TREST_N_STATUSES; i++)
-		if (rest_statuses[i] == status)
-			break;
-	gw_tstats.rest[endpoint][i]++;
-}
-
-void
-gw_tstats_rest_metrics(gw_metrics_out *out)
-{
-	static const char *const endpoints[GW_TREST_ENDPOINT_COUNT] = {
-		"POST /v1/terminal/sessions", "POST /v1/terminal/sessions/{id}/attach",
-		"DELETE /v1/terminal/sessions/{id}", "GET /v1/terminal/hosts"
-	};
-	int			e,
-				i;
-
-	gw_metrics_header(out, "bothy_terminal_rest_requests_total", "counter",
-					  "Terminal REST calls answered, by endpoint and status.");
-	for (e = 0; e < GW_TREST_ENDPOINT_COUNT; e++)
-		for (i = 0; i <= GW_TREST_N_STATUSES; i++)
-		{
-			char		status[8];
-
-			if (i < GW_TREST_N_STATUSES)
-				snprintf(status, sizeof(status), "%u", rest_statuses[i]);
-			else
-				snprintf(status, sizeof(status), "other");
-			gw_metrics_put(out, "bothy_terminal_rest_requests_total{endpoint=\"%s\",status=\"%s\"} %llu\n",
-						   endpoints[e], status, (unsigned long long) gw_tstats.rest[e][i]);
-		}
-}
-
 void
 gw_tstats_metrics(gw_metrics_out *out)
 {

@@ -1,9 +1,10 @@
 /*
  * terminal/stats.h
  *		The control plane's counters (control connections, presence,
- *		probes and verdicts, session.open and session.close, the REST
- *		calls) and their families in /metrics (docs/gateway.md, "Metrics");
- *		the log tail (tail.h) and the relay (relay.h) write their own.
+ *		probes and verdicts, session.open and session.close) and their
+ *		families in /metrics (docs/gateway.md, "Metrics"); the log tail
+ *		(tail.h), the REST calls (rest/rest.h) and the relay (relay/relay.h)
+ *		write their own.
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_STATS_H
 #define BOTHY_GATEWAY_TERMINAL_STATS_H
@@ -42,19 +43,6 @@ typedef enum gw_tverdict
 	GW_TVERDICT_COUNT
 } gw_tverdict;
 
-/* The REST calls, as /metrics labels them. */
-typedef enum gw_trest_endpoint
-{
-	GW_TREST_OPEN = 0,			/* POST /v1/terminal/sessions */
-	GW_TREST_ATTACH,			/* POST /v1/terminal/sessions/<id>/attach */
-	GW_TREST_DELETE,			/* DELETE /v1/terminal/sessions/<id> */
-	GW_TREST_HOSTS,				/* GET /v1/terminal/hosts */
-	GW_TREST_ENDPOINT_COUNT
-} gw_trest_endpoint;
-
-#define GW_TREST_STATUSES {200, 201, 204, 400, 401, 403, 409, 503}
-#define GW_TREST_N_STATUSES 8	/* and one more: other */
-
 /* The gauge a control connection is counted in (gw_tconn.counted). */
 typedef enum gw_tcounted
 {
@@ -77,7 +65,6 @@ typedef struct gw_tstats_t
 	uint64_t	opens_sent;		/* session.open messages */
 	uint64_t	closes_sent;	/* session.close messages */
 	uint64_t	started;		/* session.started committed */
-	uint64_t	rest[GW_TREST_ENDPOINT_COUNT][GW_TREST_N_STATUSES + 1];
 } gw_tstats_t;
 
 extern gw_tstats_t gw_tstats;
@@ -93,13 +80,7 @@ gw_tstats_count(gw_tconn *tc, gw_tcounted gauge)
 		gw_tstats.control[gauge]++;
 }
 
-/* One REST call answered. */
-void		gw_tstats_rest(gw_trest_endpoint endpoint, unsigned status);
-
 /* The control plane's families of /metrics (the log tail writes its own, tail.h). */
 void		gw_tstats_metrics(struct gw_metrics_out *out);
-
-/* The REST calls' family, written after the tail's. */
-void		gw_tstats_rest_metrics(struct gw_metrics_out *out);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_STATS_H */

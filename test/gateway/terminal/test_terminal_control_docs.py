@@ -5,8 +5,8 @@ channel, every example there is one message of the channel (and its
 signatures verify with the example's key), every close code and reason of
 the control connection stands in its table, every REST error of the
 terminal's calls stands in protocol.md and in x-terminal-rest, the REST
-examples fit their schemas, and every metric of terminal/stats.c and
-terminal/tail.c is in gateway.md.  Needs no database; the sources come from BOTHY_SRC_DIR."""
+examples fit their schemas, and every metric of terminal/stats.c,
+terminal/tail.c and terminal/rest/rest.c is in gateway.md.  Needs no database; the sources come from BOTHY_SRC_DIR."""
 import json
 import re
 
@@ -212,8 +212,10 @@ def test_the_rest_examples_fit_their_schemas(api):
 
 
 def test_every_terminal_metric_is_in_gateway_md(src):
-    # the control plane's and REST families (stats.c) and the log tail's (tail.c)
-    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/stats.c"] + src["terminal/tail.c"])))
-    assert len(names) >= 14 and "bothy_terminal_log_seq" in names, names
+    # the control plane's families (stats.c), the log tail's and the REST calls'
+    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/stats.c"] + src["terminal/tail.c"]
+                                  + src["terminal/rest/rest.c"])))
+    assert len(names) >= 14 and {"bothy_terminal_log_seq", "bothy_terminal_rest_requests_total"} <= set(names), \
+        names
     text = doc("gateway.md")
     assert [n for n in names if "`%s`" % n not in text] == []

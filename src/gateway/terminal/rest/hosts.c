@@ -1,5 +1,5 @@
 /*
- * terminal/rest_hosts.c
+ * terminal/rest/hosts.c
  *		GET /v1/terminal/hosts (see rest.h): the person's hosts, each with
  *		connected, this node's view (presence.h).
  */
@@ -11,7 +11,7 @@
 #include "core/node.h"
 #include "logline.h"
 #include "terminal/presence.h"
-#include "terminal/rest.h"
+#include "terminal/rest/rest.h"
 
 static const char sql_hosts[] = "SELECT host, name, state FROM bothy.terminal_hosts_of($1::uuid)";
 

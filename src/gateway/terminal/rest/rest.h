@@ -1,5 +1,5 @@
 /*
- * terminal/rest.h
+ * terminal/rest/rest.h
  *		The terminal's REST calls (docs/protocol.md, "The terminal: REST
  *		calls"; docs/terminal.md, "The REST calls"), each with a
  *		person-device token in Authorization: Bearer:
@@ -9,7 +9,7 @@
  *		DELETE /v1/terminal/sessions/<id>         end it
  *		GET    /v1/terminal/hosts                 the person's hosts, with connected
  *
- * Inside the calls (rest.c, rest_sessions.c, rest_hosts.c): one call's
+ * Inside the calls (rest.c, sessions.c, hosts.c): one call's
  * state hung on its connection from the request until its answer is
  * written, its database calls cancelled if the client goes first; the
  * engine that holds it is core/restcall.c, shared with the clients route.
@@ -26,8 +26,22 @@
 #include "core/conn.h"
 #include "core/db.h"
 #include "core/restcall.h"
-#include "terminal/stats.h"
 #include "uuid.h"
+
+struct gw_metrics_out;
+
+/* The REST calls, as /metrics labels them. */
+typedef enum gw_trest_endpoint
+{
+	GW_TREST_OPEN = 0,			/* POST /v1/terminal/sessions */
+	GW_TREST_ATTACH,			/* POST /v1/terminal/sessions/<id>/attach */
+	GW_TREST_DELETE,			/* DELETE /v1/terminal/sessions/<id> */
+	GW_TREST_HOSTS,				/* GET /v1/terminal/hosts */
+	GW_TREST_ENDPOINT_COUNT
+} gw_trest_endpoint;
+
+#define GW_TREST_STATUSES {200, 201, 204, 400, 401, 403, 409, 503}
+#define GW_TREST_N_STATUSES 8	/* and one more: other */
 
 /* The most bytes of a request body (POST /v1/terminal/sessions holds about 50). */
 #define GW_TREST_BODY_MAX 1024
@@ -76,11 +90,14 @@ gw_trest_submit(gw_trest *r, const char *sql, int nparams, const char *const *pa
 	return gw_restcall_submit(&r->rc, sql, nparams, params, done);
 }
 
-/* The calls (rest_sessions.c, rest_hosts.c): each answers through the above. */
+/* The calls (sessions.c, hosts.c): each answers through the above. */
 void		gw_trest_open(gw_trest *r, const char *body, size_t len);
 void		gw_trest_attach(gw_trest *r, const char *body, size_t len);
 void		gw_trest_delete(gw_trest *r);
 void		gw_trest_hosts(gw_trest *r);
+
+/* The REST calls' family of /metrics: answers by endpoint and status. */
+void		gw_trest_metrics(struct gw_metrics_out *out);
 
 /* Calls whose answer has not gone out yet (the stop waits for them). */
 int			gw_trest_pending(void);

@@ -1,5 +1,5 @@
 /*
- * terminal/rest.c
+ * terminal/rest/rest.c
  *		The terminal's REST calls under /v1/terminal/ (see rest.h):
  *		routing by path and method, and the token every call starts with.
  *
@@ -8,12 +8,14 @@
  * database callback directly.  A POST reaches here only with its whole
  * body read (core/route.h, body_max).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/http.h"
+#include "core/metrics.h"
 #include "core/node.h"
 #include "keys/bearer.h"
-#include "terminal/rest.h"
+#include "terminal/rest/rest.h"
 
 #define PREFIX "/v1/terminal/"
 #define SESSIONS PREFIX "sessions"
@@ -26,10 +28,47 @@
  */
 #define CALL_MAX_S(db_timeout_ms) ((3 * (db_timeout_ms)) / 1000 + 5)
 
+static const unsigned rest_statuses[GW_TREST_N_STATUSES] = GW_TREST_STATUSES;
+
+/* Calls answered, by endpoint and status (the last: any other status). */
+static uint64_t answered[GW_TREST_ENDPOINT_COUNT][GW_TREST_N_STATUSES + 1];
+
+/* One REST call answered (the engine's counted hook). */
 static void
 count(int endpoint, unsigned status)
 {
-	gw_tstats_rest((gw_trest_endpoint) endpoint, status);
+	int			i;
+
+	for (i = 0; i < GW_TREST_N_STATUSES; i++)
+		if (rest_statuses[i] == status)
+			break;
+	answered[endpoint][i]++;
+}
+
+void
+gw_trest_metrics(gw_metrics_out *out)
+{
+	static const char *const endpoints[GW_TREST_ENDPOINT_COUNT] = {
+		"POST /v1/terminal/sessions", "POST /v1/terminal/sessions/{id}/attach",
+		"DELETE /v1/terminal/sessions/{id}", "GET /v1/terminal/hosts"
+	};
+	int			e,
+				i;
+
+	gw_metrics_header(out, "bothy_terminal_rest_requests_total", "counter",
+					  "Terminal REST calls answered, by endpoint and status.");
+	for (e = 0; e < GW_TREST_ENDPOINT_COUNT; e++)
+		for (i = 0; i <= GW_TREST_N_STATUSES; i++)
+		{
+			char		status[8];
+
+			if (i < GW_TREST_N_STATUSES)
+				snprintf(status, sizeof(status), "%u", rest_statuses[i]);
+			else
+				snprintf(status, sizeof(status), "other");
+			gw_metrics_put(out, "bothy_terminal_rest_requests_total{endpoint=\"%s\",status=\"%s\"} %llu\n",
+						   endpoints[e], status, (unsigned long long) answered[e][i]);
+		}
 }
 
 static gw_restcalls calls = {.counted = count, .ended = NULL};

@@ -1,5 +1,5 @@
 /*
- * terminal/rest_sessions.c
+ * terminal/rest/sessions.c
  *		Opening, attaching and ending a terminal session over REST (see
  *		rest.h).
  *
@@ -26,7 +26,7 @@
 #include "keys/token.h"
 #include "logline.h"
 #include "terminal/presence.h"
-#include "terminal/rest.h"
+#include "terminal/rest/rest.h"
 #include "terminal/send.h"
 
 /* The grant's expiry: Unix seconds for the token, RFC 3339 for the body. */
