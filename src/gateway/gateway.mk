@@ -70,11 +70,11 @@ test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/termi
 
 # The control connection's messages and the host's signatures (libsodium:
 # its base64 and Ed25519).
-GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
+GATEWAY_TWIRE_SRCS = src/gateway/terminal/control/wire.c src/gateway/terminal/hostsig.c \
                    src/gateway/terminal/model.c src/common/base64url.c \
                    src/gateway/core/parse.c
 test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
-        src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
+        src/gateway/terminal/control/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
         src/gateway/core/parse.h \
         $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \

@@ -10,7 +10,7 @@
 
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/presence.h"
+#include "terminal/control/presence.h"
 #include "terminal/rest/rest.h"
 
 static const char sql_hosts[] = "SELECT host, name, state FROM bothy.terminal_hosts_of($1::uuid)";

@@ -25,7 +25,7 @@
 #include "keys/node_keys.h"
 #include "keys/token.h"
 #include "logline.h"
-#include "terminal/presence.h"
+#include "terminal/control/presence.h"
 #include "terminal/rest/rest.h"
 #include "terminal/send.h"
 

@@ -1,7 +1,7 @@
 /*
- * terminal/control.c
+ * terminal/control/endpoint.c
  *		The endpoint of the control connections at /terminal/host (see
- *		control.h): the challenge, hello and pair checked against the
+ *		endpoint.h): the challenge, hello and pair checked against the
  *		database, ready, the report and heartbeats with their deadline,
  *		the dispatch of the other ops to probe.c and opens.c, and the log
  *		tail's rows for the control plane.  It calls the handlers; they
@@ -22,16 +22,16 @@
 
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/connection.h"
-#include "terminal/control.h"
-#include "terminal/hostcheck.h"
-#include "terminal/hosts.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/endpoint.h"
+#include "terminal/control/hostcheck.h"
+#include "terminal/control/hosts.h"
 #include "terminal/hostsig.h"
-#include "terminal/opens.h"
-#include "terminal/presence.h"
-#include "terminal/probe.h"
+#include "terminal/control/opens.h"
+#include "terminal/control/presence.h"
+#include "terminal/control/probe.h"
 #include "terminal/send.h"
-#include "terminal/stats.h"
+#include "terminal/control/stats.h"
 
 /* Large enough for every message the node sends on a control connection. */
 #define OUT_MAX 256

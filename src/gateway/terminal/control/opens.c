@@ -1,5 +1,5 @@
 /*
- * terminal/opens.c
+ * terminal/control/opens.c
  *		session.open, session.started and session.close on the control
  *		connections (see opens.h).
  *
@@ -13,11 +13,11 @@
 #include "core/node.h"
 #include "core/uuidlist.h"
 #include "logline.h"
-#include "terminal/hosts.h"
-#include "terminal/opens.h"
+#include "terminal/control/hosts.h"
+#include "terminal/control/opens.h"
 #include "terminal/relay.h"
 #include "terminal/send.h"
-#include "terminal/stats.h"
+#include "terminal/control/stats.h"
 
 #define OUT_MAX 256
 

@@ -1,5 +1,5 @@
 /*
- * terminal/hostcheck.c
+ * terminal/control/hostcheck.c
  *		The host's state applied to this node's control connections (see
  *		hostcheck.h).
  *
@@ -16,12 +16,12 @@
 #include "core/uuidlist.h"
 #include "core/uuidset.h"
 #include "logline.h"
-#include "terminal/connection.h"
-#include "terminal/control.h"
-#include "terminal/hostcheck.h"
-#include "terminal/hosts.h"
-#include "terminal/opens.h"
-#include "terminal/presence.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/endpoint.h"
+#include "terminal/control/hostcheck.h"
+#include "terminal/control/hosts.h"
+#include "terminal/control/opens.h"
+#include "terminal/control/presence.h"
 
 static const char sql_states[] =
 "SELECT host, state, encode(public_key, 'hex') FROM bothy.terminal_host_states($1::uuid[])";

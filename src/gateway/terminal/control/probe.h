@@ -1,5 +1,5 @@
 /*
- * terminal/probe.h
+ * terminal/control/probe.h
  *		A second control connection of one host (D-M2-47-7, 13): the node
  *		of the older connection probes it; no answer within
  *		bothy.terminal_host_duplicate_probe_timeout closes it with 4009 and
@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "terminal/connection.h"
+#include "terminal/control/connection.h"
 #include "uuid.h"
 
 /* Another node announced conn of host (terminal.host_present). */

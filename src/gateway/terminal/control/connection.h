@@ -1,13 +1,13 @@
 /*
- * terminal/connection.h
+ * terminal/control/connection.h
  *		A control connection of a host service (docs/protocol.md, "The
  *		terminal: control connection"; docs/terminal.md, "A control
  *		connection" under "The gateway's control plane"): one struct per
  *		connection, its states, and the primitives the other parts of the
- *		control plane (control.c's endpoint, hosts.c, presence.c, probe.c,
+ *		control plane (endpoint.c, hosts.c, presence.c, probe.c,
  *		opens.c, hostcheck.c) use.  The close codes are terminal/model.h's.
  *
- * The primitives call no handler: the endpoint (control.c) calls the
+ * The primitives call no handler: the endpoint (endpoint.c) calls the
  * handlers, and the handlers call these, so the calls go one way.
  *
  * A connection's life: challenge; hello (or pair while pairing), checked
@@ -28,7 +28,7 @@
 #include "core/db.h"
 #include "core/uuidmap.h"
 #include "terminal/model.h"
-#include "terminal/wire.h"
+#include "terminal/control/wire.h"
 #include "uuid.h"
 
 /* conn.state of a control connection; the core's GW_CONN_CLOSING ends them. */
@@ -86,7 +86,7 @@ bool		gw_tconn_held(const gw_tconn *tc, int64_t now);
 /*
  * Asks the sweep for the connection's tick at the earliest of its hello or
  * heartbeat deadline, its probe's and, while a session.open waits, its
- * hold's end; after each change of them (control.c, opens.c, probe.c).
+ * hold's end; after each change of them (endpoint.c, opens.c, probe.c).
  */
 void		gw_tconn_rearm(gw_tconn *tc);
 
@@ -96,7 +96,7 @@ bool		gw_tconn_send(gw_tconn *tc, const char *msg, int len);
 /*
  * ready (again) with the host's state: its conn ID is the same every time.
  * A terminal.host_close heard while its hello ran (tc->recheck) is the
- * caller's to act on (control.c): the primitives call up into no handler.
+ * caller's to act on (endpoint.c): the primitives call up into no handler.
  */
 void		gw_tconn_ready(gw_tconn *tc, gw_thost state);
 

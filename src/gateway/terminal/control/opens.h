@@ -1,5 +1,5 @@
 /*
- * terminal/opens.h
+ * terminal/control/opens.h
  *		What a control connection is told of sessions, and tells of them
  *		(D-M2-47-3, 12, 27): session.open for every session of its host
  *		that is not closed (opening, active or detached), at its first
@@ -17,9 +17,9 @@
 #ifndef BOTHY_GATEWAY_TERMINAL_OPENS_H
 #define BOTHY_GATEWAY_TERMINAL_OPENS_H
 
-#include "terminal/connection.h"
+#include "terminal/control/connection.h"
 #include "terminal/model.h"
-#include "terminal/wire.h"
+#include "terminal/control/wire.h"
 #include "uuid.h"
 
 /*

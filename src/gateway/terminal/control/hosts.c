@@ -1,8 +1,8 @@
 /*
- * terminal/hosts.c
+ * terminal/control/hosts.c
  *		This node's control connections by host (see hosts.h).
  */
-#include "terminal/hosts.h"
+#include "terminal/control/hosts.h"
 
 static const bothy_uuid *
 host_key(const gw_uuidmap_link *l)

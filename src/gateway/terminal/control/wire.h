@@ -1,5 +1,5 @@
 /*
- * terminal/wire.h
+ * terminal/control/wire.h
  *		The control connection's messages (docs/protocol.md, "The terminal:
  *		control connection"): the strict parser of what a host service sends
  *		and the encoders of what the node sends.

@@ -1,5 +1,5 @@
 /*
- * terminal/wire.c
+ * terminal/control/wire.c
  *		The control connection's messages: strict parsing with jansson,
  *		and the encoders (see wire.h).
  *
@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "base64url.h"
-#include "terminal/wire.h"
+#include "terminal/control/wire.h"
 
 #define MAX_MEMBERS 4
 

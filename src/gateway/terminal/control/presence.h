@@ -1,5 +1,5 @@
 /*
- * terminal/presence.h
+ * terminal/control/presence.h
  *		Host presence across nodes (D-M2-47-6): what this node heard of
  *		other nodes' control connections, one entry per (host, conn) from
  *		terminal.host_present until terminal.host_gone, counting while no

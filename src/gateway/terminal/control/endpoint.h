@@ -1,5 +1,5 @@
 /*
- * terminal/control.h
+ * terminal/control/endpoint.h
  *		The endpoint of the control connections of host services at
  *		/terminal/host (docs/protocol.md, "The terminal: control
  *		connection"; docs/terminal.md, "A control connection" under "The

@@ -1,5 +1,5 @@
 /*
- * terminal/hosts.h
+ * terminal/control/hosts.h
  *		This node's control connections by host: every signal, log row
  *		and REST call of the terminal names a host, and each lookup is one
  *		bucket of a fixed core/uuidmap.h (the connection carries its link,
@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "terminal/connection.h"
+#include "terminal/control/connection.h"
 #include "uuid.h"
 
 #define GW_THOSTS_BUCKETS 1024	/* a power of two */

@@ -1,5 +1,5 @@
 /*
- * terminal/connection.c
+ * terminal/control/connection.c
  *		A control connection's primitives (see connection.h): database
  *		calls on its behalf, what it is, its deadlines, sending, ready.
  */
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "core/node.h"
-#include "terminal/connection.h"
-#include "terminal/hosts.h"
-#include "terminal/stats.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/hosts.h"
+#include "terminal/control/stats.h"
 
 /* Large enough for ready, the one message sent here. */
 #define OUT_MAX 256

@@ -1,5 +1,5 @@
 /*
- * terminal/probe.c
+ * terminal/control/probe.c
  *		The duplicate probe and its verdict (see probe.h).
  */
 #include <string.h>
@@ -8,14 +8,14 @@
 
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/connection.h"
-#include "terminal/hosts.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/hosts.h"
 #include "terminal/hostsig.h"
-#include "terminal/opens.h"
-#include "terminal/presence.h"
-#include "terminal/probe.h"
+#include "terminal/control/opens.h"
+#include "terminal/control/presence.h"
+#include "terminal/control/probe.h"
 #include "terminal/send.h"
-#include "terminal/stats.h"
+#include "terminal/control/stats.h"
 
 static const char sql_duplicate[] = "SELECT bothy.terminal_host_duplicate($1::uuid)";
 

@@ -1,5 +1,5 @@
 /*
- * terminal/presence.c
+ * terminal/control/presence.c
  *		Host presence across nodes (see presence.h).
  *
  * Entries live in a fixed core/uuidmap.h by host, each malloc'd when
@@ -18,11 +18,11 @@
 
 #include "core/node.h"
 #include "core/uuidmap.h"
-#include "terminal/connection.h"
-#include "terminal/hosts.h"
-#include "terminal/presence.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/hosts.h"
+#include "terminal/control/presence.h"
 #include "terminal/send.h"
-#include "terminal/stats.h"
+#include "terminal/control/stats.h"
 
 #define BUCKETS 4096			/* a power of two */
 

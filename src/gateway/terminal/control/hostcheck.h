@@ -1,5 +1,5 @@
 /*
- * terminal/hostcheck.h
+ * terminal/control/hostcheck.h
  *		The host's state from the database, applied to this node's control
  *		connections of it (D-M2-47-5, 13; HostStatesByIDs,
  *		bothy.terminal_host_states, many hosts in one call):

@@ -1,5 +1,5 @@
 /*
- * terminal/stats.h
+ * terminal/control/stats.h
  *		The control plane's counters (control connections, presence,
  *		probes and verdicts, session.open and session.close) and their
  *		families in /metrics (docs/gateway.md, "Metrics"); the log tail
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "terminal/connection.h"
+#include "terminal/control/connection.h"
 #include "terminal/model.h"
 
 struct gw_metrics_out;

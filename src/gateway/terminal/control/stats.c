@@ -1,12 +1,12 @@
 /*
- * terminal/stats.c
+ * terminal/control/stats.c
  *		The control plane's counters in /metrics (see stats.h).
  */
 #include "core/conn.h"
 #include "core/metrics.h"
 #include "core/node.h"
-#include "terminal/presence.h"
-#include "terminal/stats.h"
+#include "terminal/control/presence.h"
+#include "terminal/control/stats.h"
 
 gw_tstats_t gw_tstats;
 
