@@ -82,24 +82,24 @@ test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRC
 
 # The relay's state machine with a fake clock and a recording io.
 test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
-        src/gateway/terminal/relay_slot.c src/gateway/terminal/relay_slot.h \
+        src/gateway/terminal/relay/slot.c src/gateway/terminal/relay/slot.h \
         src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h \
         src/gateway/terminal/model.h $(COMMON_SRCS) test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_slot.c \
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/slot.c \
 	    src/gateway/core/uuidmap.c $(COMMON_SRCS)
 
 # The stream's text messages (jansson, and libsodium under the base64url codec).
 test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
-        src/gateway/terminal/relay_wire.c src/gateway/terminal/relay_wire.h \
+        src/gateway/terminal/relay/wire.c src/gateway/terminal/relay/wire.h \
         src/gateway/terminal/hostsig.h \
         src/common/base64url.c src/common/base64url.h $(COMMON_SRCS) test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/wire.c \
 	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
 # A device's window of unacknowledged output: pure, no library.
 test/unit/gateway/test_relay_window: test/unit/gateway/test_relay_window.c \
-        src/gateway/terminal/relay_window.c src/gateway/terminal/relay_window.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_window.c
+        src/gateway/terminal/relay/window.c src/gateway/terminal/relay/window.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/window.c
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h test/unit/unit.h

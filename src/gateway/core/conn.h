@@ -83,7 +83,7 @@ void		gw_conn_ping(gw_conn *c);
  * A WebSocket ping with payload[0..len) (at most 125 bytes) that goes
  * before everything queued, whatever waits: a mark in the order of the
  * output, which the client's pong (its payload echoed) answers once it
- * read everything written before it (terminal/relay_ack.c).  Arms no
+ * read everything written before it (terminal/relay/ack.c).  Arms no
  * timer.
  */
 void		gw_conn_ping_first(gw_conn *c, const char *payload, size_t len);

@@ -21,7 +21,7 @@
 #include "terminal/control/opens.h"
 #include "terminal/control/presence.h"
 #include "terminal/control/probe.h"
-#include "terminal/relay.h"
+#include "terminal/relay/relay.h"
 #include "terminal/rest/rest.h"
 #include "terminal/route.h"
 #include "terminal/send.h"

@@ -167,6 +167,11 @@ def test_no_wing_includes_what_it_may_not(tree):
     files, _ = tree
     assert sum(1 for p in files if terminal_part(p) is not None) > 30, \
         "too few terminal files found: the test reads the wrong tree"
+    # the terminal stands in its wings: the rule reads real files of each part
+    parts = {terminal_part(p) for p in files} - {None}
+    assert parts == {"top", "ground", "wing:control", "wing:relay", "wing:rest"}, parts
+    assert {"terminal/control/connection.h", "terminal/relay/relay.h", "terminal/rest/rest.c",
+            "terminal/model.h", "terminal/send.c"} <= set(files)
     assert wing_violations(files) == []
 
 
@@ -176,11 +181,11 @@ def test_the_check_catches_each_kind_of_violation(tree):
     planted = dict(files)
     planted["core/x.c"] = '#include "clients/client.h"\n#include "keys/token.h"\n'
     planted["keys/x.c"] = '#include "clients/hub.h"\n'
-    planted["clients/x.c"] = '#include "terminal/relay.h"\n#include "conn.h"\n'
-    planted["terminal/relay.h"] = '#include "clients/session.h"\n#include "core/conn.h"\n'
+    planted["clients/x.c"] = '#include "terminal/relay/relay.h"\n#include "conn.h"\n'
+    planted["terminal/relay/relay.h"] = '#include "clients/session.h"\n#include "core/conn.h"\n'
     found = violations(planted, common)
     assert [f.split(":")[0] for f in found] == [
-        "clients/x.c", "clients/x.c", "core/x.c", "core/x.c", "keys/x.c", "terminal/relay.h"], found
+        "clients/x.c", "clients/x.c", "core/x.c", "core/x.c", "keys/x.c", "terminal/relay/relay.h"], found
 
 
 def test_the_wing_check_catches_each_kind_of_violation(tree):

@@ -23,7 +23,7 @@ def terminal_sources(src):
 
 
 def test_every_relay_metric_is_in_gateway_md(src):
-    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/relay_stats.c"])))
+    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/relay/stats.c"])))
     assert len(names) >= 10 and "bothy_terminal_relay_unpaired_total" in names, names
     text = doc("gateway.md")
     assert [n for n in names if "`%s`" % n not in text] == []

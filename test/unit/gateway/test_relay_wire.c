@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "terminal/relay_slot.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/slot.h"
+#include "terminal/relay/wire.h"
 #include "unit.h"
 
 #define S "0190a5d0-0000-7000-8000-000000000001"

@@ -15,7 +15,7 @@
 #include "logline.h"
 #include "terminal/control/hosts.h"
 #include "terminal/control/opens.h"
-#include "terminal/relay.h"
+#include "terminal/relay/relay.h"
 #include "terminal/send.h"
 #include "terminal/control/stats.h"
 

@@ -1,18 +1,18 @@
 /*
- * terminal/relay_window.c
- *		The pure accounting of a device's window (relay_window.h): what
- *		relay_ack.c asks before it writes, marks or takes a pong.
+ * terminal/relay/window.c
+ *		The pure accounting of a device's window (window.h): what
+ *		ack.c asks before it writes, marks or takes a pong.
  *
  * Why a mark at most every GW_RWINDOW_MARK_MAX bytes: a device is closed
  * 4008 when for --send-timeout its output waited with neither a whole
- * message written nor an acknowledgement (relay_ack.c); with a mark every
+ * message written nor an acknowledgement (ack.c); with a mark every
  * quarter of a 256 KiB window a device would have to read 80 kB per
  * --send-timeout to be taken for a reader.  Capped, the minimum steady rate
  * is at most 16 KiB plus one message per --send-timeout less one round
  * trip whatever the window (a quarter of a window under 64 KiB), the pong
  * having to reach the node in time (docs/terminal.md, "Slow networks").
  */
-#include "terminal/relay_window.h"
+#include "terminal/relay/window.h"
 
 uint64_t
 gw_rwindow_mark_every(uint64_t window)

@@ -1,5 +1,5 @@
 /*
- * terminal/relay_conn.h
+ * terminal/relay/conn.h
  *		One stream connection at /terminal/stream/<session>: the core's
  *		gw_conn, then the relay's side of it, shared by the files of the
  *		relay (the endpoint, the identify, the flow of bytes).
@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "core/conn.h"
-#include "terminal/relay_slot.h"
-#include "terminal/relay_window.h"
+#include "terminal/relay/slot.h"
+#include "terminal/relay/window.h"
 #include "uuid.h"
 
 /* The relay's states of conn.state; the core's GW_CONN_CLOSING ends them. */
@@ -35,8 +35,8 @@ typedef struct gw_rconn
 	int64_t		quiet_until;	/* identify by then (--identify-timeout); 0: none */
 	int64_t		ping_at;		/* the next keepalive ping (--stream-ping-interval) */
 	struct gw_ridentify_call *call;	/* the identify's database call, or NULL */
-	/* a device's acknowledgement of its output (relay_ack.c) */
-	gw_rwindow	win;			/* bytes written, marked, acknowledged (relay_window.h) */
+	/* a device's acknowledgement of its output (ack.c) */
+	gw_rwindow	win;			/* bytes written, marked, acknowledged (window.h) */
 	int64_t		ack_ping_ms;	/* when the last mark went */
 	int64_t		ack_due;		/* the drain's mark waits till then; 0: none */
 } gw_rconn;
@@ -56,40 +56,40 @@ gw_rconn_of_side(gw_rside *side)
 /* relay.c: the relay's sweep runs (armed on first use: the loop exists then). */
 void		gw_relay_wake(void);
 
-/* relay_identify.c: an identify message of a NEW connection. */
+/* identify.c: an identify message of a NEW connection. */
 void		gw_ridentify_message(gw_rconn *c, const char *msg, size_t len);
 
-/* relay_identify.c: the connection closes while its identify call runs. */
+/* identify.c: the connection closes while its identify call runs. */
 void		gw_ridentify_cancel(gw_rconn *c);
 
-/* relay_identify.c: identify calls running (for the stop's drain). */
+/* identify.c: identify calls running (for the stop's drain). */
 int			gw_ridentify_pending(void);
 
-/* relay_flow.c: a binary message of a joined side, to its counterpart. */
+/* flow.c: a binary message of a joined side, to its counterpart. */
 void		gw_rflow_pass(gw_rconn *from, const void *data, size_t len);
 
-/* relay_flow.c: the connection's queue shrank: resume its counterpart if paused. */
+/* flow.c: the connection's queue shrank: resume its counterpart if paused. */
 void		gw_rflow_sent(gw_rconn *to);
 
-/* relay_flow.c: c was told paired: a full queue of c holds its new counterpart back. */
+/* flow.c: c was told paired: a full queue of c holds its new counterpart back. */
 void		gw_rflow_paired(gw_rconn *c);
 
-/* relay_flow.c: read the side again (its pairing ended). */
+/* flow.c: read the side again (its pairing ended). */
 void		gw_rflow_resume(gw_rconn *c);
 
-/* relay_ack.c: the device has --stream-window bytes unacknowledged: write it no more. */
+/* ack.c: the device has --stream-window bytes unacknowledged: write it no more. */
 bool		gw_rack_held(gw_rconn *c);
 
-/* relay_ack.c: a binary message of len bytes went toward the side: mark them when due. */
+/* ack.c: a binary message of len bytes went toward the side: mark them when due. */
 void		gw_rack_sent(gw_rconn *c, size_t len);
 
-/* relay_ack.c: the side's wake-up: a drain's mark that waited. */
+/* ack.c: the side's wake-up: a drain's mark that waited. */
 void		gw_rack_tick(gw_rconn *c, int64_t now);
 
-/* relay_ack.c: the node stops reading the side (relay_flow.c): its pongs wait behind its input. */
+/* ack.c: the node stops reading the side (flow.c): its pongs wait behind its input. */
 void		gw_rack_paused(gw_rconn *c);
 
-/* relay_ack.c: a pong of the side: an acknowledgement if it echoes a mark. */
+/* ack.c: a pong of the side: an acknowledgement if it echoes a mark. */
 void		gw_rack_pong(gw_rconn *c, const char *payload, size_t len);
 
 #endif							/* BOTHY_GATEWAY_TERMINAL_RELAY_CONN_H */

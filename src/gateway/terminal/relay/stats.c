@@ -1,12 +1,12 @@
 /*
- * terminal/relay_stats.c
+ * terminal/relay/stats.c
  *		The relay's counters and gauges in /metrics and /status.json (see
- *		relay_stats.h); every name is in docs/gateway.md.
+ *		stats.h); every name is in docs/gateway.md.
  */
 #include "core/conn.h"
 #include "core/metrics.h"
-#include "terminal/relay.h"
-#include "terminal/relay_stats.h"
+#include "terminal/relay/relay.h"
+#include "terminal/relay/stats.h"
 
 gw_relay_counters gw_relay_stats;
 

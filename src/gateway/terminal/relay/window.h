@@ -1,9 +1,9 @@
 /*
- * terminal/relay_window.h
+ * terminal/relay/window.h
  *		The accounting of a device's window of unacknowledged output
  *		(docs/terminal.md, "Slow networks"): bytes written, marked and
  *		acknowledged, when a mark is due, and when the window holds the
- *		device.  Pure: no lws, no clock, no options; relay_ack.c drives it
+ *		device.  Pure: no lws, no clock, no options; ack.c drives it
  *		with --stream-window and the connection's state.
  *
  * The counts are uint64_t bytes: at 10 GB/s one stream would need 58 years

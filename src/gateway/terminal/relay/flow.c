@@ -1,5 +1,5 @@
 /*
- * terminal/relay_flow.c
+ * terminal/relay/flow.c
  *		The terminal's bytes between the two sides of a pairing, with
  *		backpressure end to end (docs/terminal.md, "Backpressure").
  *
@@ -16,8 +16,8 @@
  * never leave the node: they are dropped and counted.
  */
 #include "core/node.h"
-#include "terminal/relay_conn.h"
-#include "terminal/relay_stats.h"
+#include "terminal/relay/conn.h"
+#include "terminal/relay/stats.h"
 
 /* The queued bytes at which the sender is paused (at least 1: one message in flight). */
 static size_t
@@ -46,7 +46,7 @@ hold_back(gw_rconn *from, gw_rconn *to)
 		return;
 	gw_relay_stats.paused++;
 	gw_conn_rx_pause(&from->conn, true);
-	gw_rack_paused(from);		/* its window opens (relay_ack.c) */
+	gw_rack_paused(from);		/* its window opens (ack.c) */
 }
 
 void
@@ -63,7 +63,7 @@ gw_rflow_pass(gw_rconn *from, const void *data, size_t len)
 	gw_relay_stats.bytes[from->side.kind] += len;
 	/*
 	 * a keystroke starts the idle clock again; output only once the
-	 * device acknowledged it (relay_ack.c, docs/terminal.md "Idle")
+	 * device acknowledged it (ack.c, docs/terminal.md "Idle")
 	 */
 	if (from->side.kind == GW_RSIDE_DEVICE)
 		gw_rslots_bytes(from->side.slot, gw_mono_ms());

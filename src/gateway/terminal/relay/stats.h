@@ -1,7 +1,7 @@
 /*
- * terminal/relay_stats.h
+ * terminal/relay/stats.h
  *		The relay's counters, and what /metrics and /status.json show of
- *		them and of the slots (relay_stats.c; docs/gateway.md, "Metrics").
+ *		them and of the slots (stats.c; docs/gateway.md, "Metrics").
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_RELAY_STATS_H
 #define BOTHY_GATEWAY_TERMINAL_RELAY_STATS_H
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "terminal/relay_slot.h"
+#include "terminal/relay/slot.h"
 
 struct gw_metrics_out;
 
@@ -22,7 +22,7 @@ typedef struct gw_relay_counters
 	uint64_t	bytes[2];		/* relayed, by the sending side: device to host, host to device */
 	uint64_t	dropped;		/* binary messages of a side without a counterpart */
 	uint64_t	paused;			/* a side's reading paused: its counterpart's queue was full */
-	uint64_t	held;			/* a device's output held by a full window (relay_ack.c) */
+	uint64_t	held;			/* a device's output held by a full window (ack.c) */
 	uint64_t	acks;			/* a device's pongs accepted as acknowledgements */
 	uint64_t	refused[2];		/* identifies refused (4001), by side */
 	uint64_t	decisions[GW_RCALL_COUNT];	/* transitions this node made, by call */

@@ -1,18 +1,18 @@
 /*
- * terminal/relay_stream.c
+ * terminal/relay/stream.c
  *		The stream endpoint /terminal/stream/<session>: both sides of every
  *		session (docs/protocol.md, "Terminal streams", "The path").  A path
  *		whose rest is not exactly a session ID is answered 404 before the
  *		upgrade; then identify within --identify-timeout, and once the side
  *		joined its slot only binary messages, which go to its counterpart
- *		(relay_flow.c).  A side that names the subprotocol
+ *		(flow.c).  A side that names the subprotocol
  *		bothy-terminal-stream is read 4 KiB at a time instead of 512 bytes
  *		(core/server.c): the same stream, faster.
  */
 #include "core/node.h"
-#include "terminal/relay.h"
-#include "terminal/relay_conn.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/relay.h"
+#include "terminal/relay/conn.h"
+#include "terminal/relay/wire.h"
 
 static bool
 accepts(const char *rest)

@@ -1,9 +1,9 @@
 /*
- * terminal/relay_ack.c
+ * terminal/relay/ack.c
  *		The device's acknowledgement of its output: at most one window
  *		(--stream-window bytes) written toward a device and not yet shown
  *		to have been read by it (docs/terminal.md, "Slow networks").  The
- *		counts and rules are relay_window.c's (pure); this file writes the
+ *		counts and rules are window.c's (pure); this file writes the
  *		marks, takes the pongs and counts holds and acknowledgements.
  *
  * Why: a slow device behind an edge hides how much it read.  nginx reads
@@ -22,7 +22,7 @@
  * every browser and WebSocket library answers by itself, so no device code
  * is needed) echoes it once everything before it was read.  A device is
  * written no more while --stream-window bytes are unacknowledged (the
- * endpoint's held): its queue fills, the host is paused (relay_flow.c), the
+ * endpoint's held): its queue fills, the host is paused (flow.c), the
  * shell runs at the device's pace.  Each acknowledgement is progress for
  * the stall rule (gw_conn_progress): only a device that neither reads nor
  * answers for --send-timeout is closed.
@@ -32,7 +32,7 @@
  * process), and a window of one queue (64 KiB) cost a third of the
  * throughput through the edge (bench/terminal_relay; docs/gateway.md,
  * --stream-window).  The node process holds per session at most
- * 2 x (--send-queue + 2 x --max-message) whatever the window (relay_flow.c);
+ * 2 x (--send-queue + 2 x --max-message) whatever the window (flow.c);
  * the window's bytes sit mostly in the node's socket send buffer, kernel
  * memory of up to --stream-window per held device (docs/terminal.md,
  * "Slow networks").
@@ -49,9 +49,9 @@
 #include <stdio.h>
 
 #include "core/node.h"
-#include "terminal/relay_conn.h"
-#include "terminal/relay_stats.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/conn.h"
+#include "terminal/relay/stats.h"
+#include "terminal/relay/wire.h"
 
 /* The shortest time between two pings of a drain (a burst's last mark). */
 #define DRAIN_PING_GAP_MS 1000
@@ -80,7 +80,7 @@ mark(gw_rconn *c, int64_t now)
 	gw_conn_ping_first(&c->conn, payload, (size_t) n);
 }
 
-/* Not while the node stopped reading the device (relay_window.c says why). */
+/* Not while the node stopped reading the device (window.c says why). */
 bool
 gw_rack_held(gw_rconn *c)
 {

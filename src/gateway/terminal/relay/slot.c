@@ -1,6 +1,6 @@
 /*
- * terminal/relay_slot.c
- *		The relay's state machine (see relay_slot.h).
+ * terminal/relay/slot.c
+ *		The relay's state machine (see slot.h).
  *
  * A slot is one grant of one session on this node.  Sides join it after
  * their identify; two sides are paired; a side alone has its own timer
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "terminal/relay_slot.h"
+#include "terminal/relay/slot.h"
 
 #define BIT(call) ((uint8_t) (1u << (call)))
 

@@ -1,5 +1,5 @@
 /*
- * terminal/relay_wire.h
+ * terminal/relay/wire.h
  *		The stream's text messages (docs/protocol.md, "Terminal streams"):
  *		the session ID of a stream path, the two identify ops, parsed
  *		strictly, the line a host signs for its data connection, and what the
@@ -51,7 +51,7 @@ bool		gw_rwire_session_path(const char *rest, bothy_uuid *session);
 bool		gw_rwire_parse_identify(const char *msg, size_t len, gw_ridentify *out);
 
 /*
- * The payload of a device's pong that echoes a mark of relay_ack.c: the
+ * The payload of a device's pong that echoes a mark of ack.c: the
  * decimal count of bytes, 1 to 20 digits, no sign, no leading zero, at
  * most UINT64_MAX.  False: not an acknowledgement (ignored).
  */

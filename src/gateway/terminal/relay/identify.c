@@ -1,5 +1,5 @@
 /*
- * terminal/relay_identify.c
+ * terminal/relay/identify.c
  *		A stream side's identify (docs/protocol.md, "Terminal streams",
  *		"Identify"): the device with its single-use terminal session token,
  *		the host's data connection with a signature of its key over (session,
@@ -26,10 +26,10 @@
 #include "keys/token.h"
 #include "logline.h"
 #include "terminal/hostsig.h"
-#include "terminal/relay_conn.h"
-#include "terminal/relay_db.h"
-#include "terminal/relay_stats.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/conn.h"
+#include "terminal/relay/db.h"
+#include "terminal/relay/stats.h"
+#include "terminal/relay/wire.h"
 
 typedef struct gw_ridentify_call
 {

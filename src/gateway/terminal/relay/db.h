@@ -1,5 +1,5 @@
 /*
- * terminal/relay_db.h
+ * terminal/relay/db.h
  *		The relay's database calls: a slot's calls (the row, detach,
  *		activate, the end at open_timeout, idle and closed_by_host; each a
  *		compare-and-swap of docs/terminal.md), the read of the row that a
@@ -15,7 +15,7 @@
 
 #include "core/db.h"
 
-#include "terminal/relay_slot.h"
+#include "terminal/relay/slot.h"
 
 /*
  * The expectation's columns, from bothy.terminal_relay_expectation as e

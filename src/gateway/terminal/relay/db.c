@@ -1,6 +1,6 @@
 /*
- * terminal/relay_db.c
- *		The relay's database calls (see relay_db.h).
+ * terminal/relay/db.c
+ *		The relay's database calls (see db.h).
  *
  * A call carries the session and grant of its slot, not the slot: the
  * answer finds the slot again (gw_rslots_done), so a slot that ended
@@ -14,8 +14,8 @@
 #include "core/node.h"
 #include "intparse.h"
 #include "logline.h"
-#include "terminal/relay_db.h"
-#include "terminal/relay_stats.h"
+#include "terminal/relay/db.h"
+#include "terminal/relay/stats.h"
 #include "terminal/send.h"
 
 typedef struct rdb_call

@@ -1,14 +1,14 @@
 /*
- * terminal/relay_wire.c
- *		The stream's text messages (see relay_wire.h).
+ * terminal/relay/wire.c
+ *		The stream's text messages (see wire.h).
  */
 #include <string.h>
 
 #include <jansson.h>
 
 #include "base64url.h"
-#include "terminal/relay_slot.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/slot.h"
+#include "terminal/relay/wire.h"
 
 const char	gw_rwire_waiting[] = "{\"op\":\"waiting\"}";
 const char	gw_rwire_paired[] = "{\"op\":\"paired\"}";

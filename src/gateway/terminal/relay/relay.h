@@ -1,5 +1,5 @@
 /*
- * terminal/relay.h
+ * terminal/relay/relay.h
  *		The relay of one node: the expectations of sessions' current grants,
  *		one slot per session and grant, both stream sides at
  *		/terminal/stream/<session> (the device's and the host's data

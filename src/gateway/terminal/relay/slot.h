@@ -1,5 +1,5 @@
 /*
- * terminal/relay_slot.h
+ * terminal/relay/slot.h
  *		The relay's state machine, without I/O: this node's slots (one per
  *		session and grant), the stream sides that joined them, pairing, the
  *		lone sides' timers, the slots' deadlines, idle, and what the log,

@@ -1,33 +1,33 @@
 /*
- * terminal/relay.c
+ * terminal/relay/relay.c
  *		The relay of one node (see relay.h): the contract's entry points,
- *		the io through which the state machine (relay_slot.c) acts on
+ *		the io through which the state machine (slot.c) acts on
  *		connections, the database and the listener, and the sweep of its
  *		timers.
  *
- * The files of the relay: relay_slot.c (the state machine, pure),
- * relay_wire.c (the stream's text, pure), relay_stream.c (the endpoint),
- * relay_identify.c (a side's identify), relay_flow.c (the bytes and
- * their backpressure), relay_ack.c (a device's acknowledgement of its
- * output), relay_db.c (the slots' calls), relay_stats.c (metrics and
+ * The files of the relay: slot.c (the state machine, pure),
+ * wire.c (the stream's text, pure), stream.c (the endpoint),
+ * identify.c (a side's identify), flow.c (the bytes and
+ * their backpressure), ack.c (a device's acknowledgement of its
+ * output), db.c (the slots' calls), stats.c (metrics and
  * status).
  */
 #include <string.h>
 
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/relay.h"
-#include "terminal/relay_conn.h"
-#include "terminal/relay_db.h"
-#include "terminal/relay_stats.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/relay.h"
+#include "terminal/relay/conn.h"
+#include "terminal/relay/db.h"
+#include "terminal/relay/stats.h"
+#include "terminal/relay/wire.h"
 #include "terminal/send.h"
 
 static lws_sorted_usec_list_t sul_sweep;
 static bool sweeping;
 
 /*
- * Outside the queue's bound: relay_flow.c keeps a slow reader's queue at
+ * Outside the queue's bound: flow.c keeps a slow reader's queue at
  * up to --send-queue on purpose (its pause mark), so the text would find
  * it full and close a device held by its window 4008 instead of telling
  * it waiting (docs/terminal.md, "Backpressure").  At most one text per
