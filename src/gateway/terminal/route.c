@@ -36,46 +36,93 @@ static const gw_http_route *const http_routes[] = {&gw_trest_route, NULL};
 
 static lws_sorted_usec_list_t sul_presence;
 
+/* every node expects it; a node of the host's connection sends it */
+static void
+session_open(const bothy_signal *sig)
+{
+	gw_relay_signal(sig);
+	gw_topens_signal(&sig->host_id, &sig->session_id);
+}
+
+static void
+host_close(const bothy_signal *sig)
+{
+	gw_thostcheck_close(&sig->host_id);
+}
+
+static void
+host_present(const bothy_signal *sig)
+{
+	gw_tpresence_heard(&sig->host_id, &sig->conn_id, gw_mono_ms());
+	gw_tprobe_heard(&sig->host_id, &sig->conn_id);
+}
+
+static void
+host_gone(const bothy_signal *sig)
+{
+	gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
+}
+
+static void
+log_wake(const bothy_signal *sig)
+{
+	gw_ttail_wake(sig->seq);
+}
+
+/*
+ * The kinds this route acts on, one row each (docs/development.md, "Adding
+ * a signal kind").  by_conn: an announcement of a control connection, this
+ * node's own when the connection is here (D-M2-47-7), which comes back and
+ * is ignored.
+ */
+typedef struct kind_row
+{
+	bothy_kind	kind;
+	void		(*handle) (const bothy_signal *sig);
+	bool		by_conn;
+} kind_row;
+
+static const kind_row kinds[] = {
+	{BOTHY_KIND_TERMINAL_SESSION_OPEN, session_open, false},
+	{BOTHY_KIND_TERMINAL_SESSION_PAIRED, gw_relay_signal, false},
+	{BOTHY_KIND_TERMINAL_HOST_CLOSE, host_close, false},
+	{BOTHY_KIND_TERMINAL_HOST_PRESENT, host_present, true},
+	{BOTHY_KIND_TERMINAL_HOST_GONE, host_gone, true},
+	{BOTHY_KIND_TERMINAL_LOG, log_wake, false},
+};
+
+/* The row of kind, or NULL: another route's kind, ignored. */
+static const kind_row *
+row_of(bothy_kind kind)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == kind)
+			return &kinds[i];
+	return NULL;
+}
+
 void
 gw_terminal_dispatch(const bothy_signal *sig)
 {
-	switch (sig->kind)
-	{
-		case BOTHY_KIND_TERMINAL_SESSION_OPEN:
-			/* every node expects it; a node of the host's connection sends it */
-			gw_relay_signal(sig);
-			gw_topens_signal(&sig->host_id, &sig->session_id);
-			break;
-		case BOTHY_KIND_TERMINAL_SESSION_PAIRED:
-			gw_relay_signal(sig);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_CLOSE:
-			gw_thostcheck_close(&sig->host_id);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_PRESENT:
-			gw_tpresence_heard(&sig->host_id, &sig->conn_id, gw_mono_ms());
-			gw_tprobe_heard(&sig->host_id, &sig->conn_id);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_GONE:
-			gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
-			break;
-		case BOTHY_KIND_TERMINAL_LOG:
-			gw_ttail_wake(sig->seq);
-			break;
-		default:
-			break;
-	}
+	const kind_row *k = row_of(sig->kind);
+
+	if (k != NULL)
+		k->handle(sig);
 }
 
 static bool
 on_signal(const bothy_signal *sig)
 {
+	const kind_row *k = row_of(sig->kind);
+
+	if (k == NULL)
+		return false;
 	/* this node's own announcements come back: ignored (D-M2-47-7) */
-	if ((sig->kind == BOTHY_KIND_TERMINAL_HOST_PRESENT ||
-		 sig->kind == BOTHY_KIND_TERMINAL_HOST_GONE) &&
-		gw_thosts_find(&sig->host_id, &sig->conn_id) != NULL)
+	if (k->by_conn && gw_thosts_find(&sig->host_id, &sig->conn_id) != NULL)
 		return true;
-	gw_terminal_dispatch(sig);
+	k->handle(sig);
 	return false;
 }
 
