@@ -6,15 +6,17 @@
 #   make gateway    src/gateway/bothy-gateway and $(GATEWAY_UNIT_TESTS)
 #
 # The sources live in rooms (docs/development.md, "Rooms"): main.c at the
-# top wires core/, keys/ and the routes (clients/).  Every include of a
+# top wires core/, keys/ and the routes (clients/, terminal/).  Every include of a
 # room names its room ("core/conn.h"), found through -iquote src/gateway;
 # src/common's headers are found by their bare name.
 
 GATEWAY_CC      ?= cc
-# Every C file of src/gateway/ and its rooms but the crypto ones (crypto.mk
-# lists those).
-GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c))
-GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/common/*.h)
+# Every C file of src/gateway/, its rooms and the terminal's wings
+# (terminal/control/, relay/, rest/: docs/development.md) but the crypto
+# ones (crypto.mk lists those).
+GATEWAY_SRCS     = $(filter-out $(GATEWAY_CRYPTO_SRCS),$(wildcard src/gateway/*.c src/gateway/*/*.c \
+                   src/gateway/*/*/*.c))
+GATEWAY_HDRS     = $(wildcard src/gateway/*/*.h src/gateway/*/*/*.h src/common/*.h)
 GATEWAY_BIN      = src/gateway/bothy-gateway
 GATEWAY_PG_INC  := $(shell $(PG_CONFIG) --includedir)
 GATEWAY_PG_LIB  := $(shell $(PG_CONFIG) --libdir)
@@ -72,11 +74,11 @@ test/unit/gateway/test_tmodel: test/unit/gateway/test_tmodel.c src/gateway/termi
 
 # The control connection's messages and the host's signatures (libsodium:
 # its base64 and Ed25519).
-GATEWAY_TWIRE_SRCS = src/gateway/terminal/wire.c src/gateway/terminal/hostsig.c \
+GATEWAY_TWIRE_SRCS = src/gateway/terminal/control/wire.c src/gateway/terminal/hostsig.c \
                    src/gateway/terminal/model.c src/common/base64url.c \
                    src/gateway/core/parse.c
 test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRCS) \
-        src/gateway/terminal/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
+        src/gateway/terminal/control/wire.h src/gateway/terminal/hostsig.h src/gateway/terminal/model.h \
         src/gateway/core/parse.h \
         $(COMMON_SRCS) test/unit/unit.h test/unit/gateway/unit_json.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< $(GATEWAY_TWIRE_SRCS) $(COMMON_SRCS) \
@@ -84,23 +86,24 @@ test/unit/gateway/test_twire: test/unit/gateway/test_twire.c $(GATEWAY_TWIRE_SRC
 
 # The relay's state machine with a fake clock and a recording io.
 test/unit/gateway/test_relay_slot: test/unit/gateway/test_relay_slot.c \
-        src/gateway/terminal/relay_slot.c src/gateway/terminal/relay_slot.h \
+        src/gateway/terminal/relay/slot.c src/gateway/terminal/relay/slot.h \
         src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h \
         src/gateway/terminal/model.h $(COMMON_SRCS) test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_slot.c \
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/slot.c \
 	    src/gateway/core/uuidmap.c $(COMMON_SRCS)
 
 # The stream's text messages (jansson, and libsodium under the base64url codec).
 test/unit/gateway/test_relay_wire: test/unit/gateway/test_relay_wire.c \
-        src/gateway/terminal/relay_wire.c src/gateway/terminal/relay_wire.h \
+        src/gateway/terminal/relay/wire.c src/gateway/terminal/relay/wire.h \
+        src/gateway/terminal/hostsig.h \
         src/common/base64url.c src/common/base64url.h $(COMMON_SRCS) test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_wire.c \
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/wire.c \
 	    src/common/base64url.c $(COMMON_SRCS) -ljansson -lsodium
 
 # A device's window of unacknowledged output: pure, no library.
 test/unit/gateway/test_relay_window: test/unit/gateway/test_relay_window.c \
-        src/gateway/terminal/relay_window.c src/gateway/terminal/relay_window.h test/unit/unit.h
-	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay_window.c
+        src/gateway/terminal/relay/window.c src/gateway/terminal/relay/window.h test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/terminal/relay/window.c
 
 test/unit/gateway/test_uuidset: test/unit/gateway/test_uuidset.c src/gateway/core/uuidset.c \
         src/gateway/core/uuidset.h src/gateway/core/uuidmap.c src/gateway/core/uuidmap.h test/unit/unit.h

@@ -102,6 +102,6 @@ gw_client_of(gw_conn *c)
 #define GW_CLOSE_TAKEN 4017
 
 /* The route's codes counted by name in bothy_gateway_closes_total. */
-#define GW_CLIENT_CLOSE_CODES {4001, 4009, 4015, 4017}
+#define GW_CLIENT_CLOSE_CODES {GW_CLOSE_TOKEN, GW_CLOSE_SILENT, GW_CLOSE_FENCED, GW_CLOSE_TAKEN}
 
 #endif							/* BOTHY_GATEWAY_CLIENT_H */

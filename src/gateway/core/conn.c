@@ -287,7 +287,7 @@ write_front(gw_conn *c)
 	{
 		/*
 		 * progress: the client reads; a ping written is only a mark, so it
-		 * starts no new period when one runs (relay_ack.c)
+		 * starts no new period when one runs (terminal/relay/ack.c)
 		 */
 		if (!ping || c->stall_until == 0)
 			arm_stall(c);
@@ -464,7 +464,7 @@ gw_conn_rx_pause(gw_conn *c, bool pause)
 	lws_rx_flow_control(c->wsi, pause ? 0 : 1);
 	/*
 	 * whether a route holds output may follow its reading of the client
-	 * (the terminal's window, terminal/relay_ack.c): ask again.  No timer
+	 * (the terminal's window, terminal/relay/ack.c): ask again.  No timer
 	 * is armed: being read or not is not the client's progress.
 	 */
 	if (c->state != GW_CONN_CLOSING && output_waits(c))

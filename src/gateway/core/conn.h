@@ -83,7 +83,7 @@ void		gw_conn_ping(gw_conn *c);
  * A WebSocket ping with payload[0..len) (at most 125 bytes) that goes
  * before everything queued, whatever waits: a mark in the order of the
  * output, which the client's pong (its payload echoed) answers once it
- * read everything written before it (terminal/relay_ack.c).  Arms no
+ * read everything written before it (terminal/relay/ack.c).  Arms no
  * timer.
  */
 void		gw_conn_ping_first(gw_conn *c, const char *payload, size_t len);
@@ -141,12 +141,26 @@ int64_t		gw_mono_ms(void);
 
 /*
  * The close codes of the transport, whatever the route (docs/protocol.md;
- * a route defines its own beside these).
+ * a route declares its own in its own room: clients/client.h,
+ * terminal/model.h).  1000, 1006 and 1007 are never sent by the node: they
+ * are named to be counted (a peer's normal close, a connection lost, a
+ * frame that is not UTF-8).
  */
+#define GW_CLOSE_NORMAL 1000
 #define GW_CLOSE_GOING_AWAY 1001
+#define GW_CLOSE_ABNORMAL 1006
+#define GW_CLOSE_BAD_DATA 1007
 #define GW_CLOSE_TOO_BIG 1009
 #define GW_CLOSE_INTERNAL 1011
 #define GW_CLOSE_MALFORMED 4002
 #define GW_CLOSE_SLOW 4008
+
+/*
+ * The transport's codes bothy_gateway_closes_total counts by name; each
+ * route adds its own (core/route.h), and every other code counts as
+ * "other".
+ */
+#define GW_CLOSE_CODES {GW_CLOSE_NORMAL, GW_CLOSE_GOING_AWAY, GW_CLOSE_ABNORMAL, \
+		GW_CLOSE_BAD_DATA, GW_CLOSE_TOO_BIG, GW_CLOSE_INTERNAL, GW_CLOSE_MALFORMED, GW_CLOSE_SLOW}
 
 #endif							/* BOTHY_GATEWAY_CONN_H */

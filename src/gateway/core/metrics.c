@@ -115,6 +115,19 @@ gw_metrics_gauge(gw_metrics_out *b, const char *name, const char *help, long lon
 	gw_metrics_put(b, "%s %lld\n", name, value);
 }
 
+void
+gw_metrics_labelled(gw_metrics_out *b, const char *name, const char *help, const char *label,
+					const char *const *names, const uint64_t *values, int n)
+{
+	int			i;
+
+	gw_metrics_header(b, name, "counter", help);
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL)
+			gw_metrics_put(b, "%s{%s=\"%s\"} %llu\n", name, label, names[i],
+						   (unsigned long long) values[i]);
+}
+
 bool
 gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 {

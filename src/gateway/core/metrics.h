@@ -25,11 +25,7 @@ typedef enum gw_db_result
 	GW_DB_RESULT_COUNT
 } gw_db_result;
 
-/*
- * The close codes of the transport counted by name; each route adds its
- * own (route.h), and every other code counts as "other".
- */
-#define GW_CLOSE_CODES {1000, 1001, 1006, 1007, 1009, 1011, 4002, 4008}
+/* The most close codes counted by name (core/conn.h's GW_CLOSE_CODES and the routes'). */
 #define GW_MAX_CLOSE_CODES 32
 
 #define GW_DB_BUCKETS {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0}
@@ -80,6 +76,14 @@ void		gw_metrics_counter(gw_metrics_out *out, const char *name, const char *help
 							   uint64_t value);
 void		gw_metrics_gauge(gw_metrics_out *out, const char *name, const char *help,
 							 long long value);
+
+/*
+ * A counter family with one label: values[0..n) named by names[0..n)
+ * (a NULL name is left out), as name{label="names[i]"} values[i].
+ */
+void		gw_metrics_labelled(gw_metrics_out *out, const char *name, const char *help,
+								const char *label, const char *const *names,
+								const uint64_t *values, int n);
 
 /*
  * Renders every metric, the core's and then every route's, in Prometheus

@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include "base64url.h"
 #include "terminal/hostsig.h"
 
 static const char *const contexts[] = {
@@ -17,6 +18,12 @@ static const char *const contexts[] = {
 
 /* The longest second line: a nonce's text or a UUID. */
 #define SECOND_MAX (GW_TNONCE_TEXT > BOTHY_UUID_STRLEN ? GW_TNONCE_TEXT : BOTHY_UUID_STRLEN)
+
+void
+gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1])
+{
+	(void) bothy_b64url_encode(nonce, GW_TNONCE_BYTES, out, GW_TNONCE_TEXT + 1);
+}
 
 bool
 gw_hsig_verify(gw_hsig kind, const uint8_t key[GW_TKEY_BYTES], const bothy_uuid *first,

@@ -10,8 +10,10 @@
  *		probe_ack  bothy-host-probe-v1, host, nonce
  *		identify   bothy-host-data-v1, session, grant (the data connection's)
  *
- * UUIDs in canonical lower case; a nonce as its base64url text as sent.
- * Verified with libsodium (crypto_sign_verify_detached); unit-tested in
+ * UUIDs in canonical lower case; a nonce as its base64url text as sent
+ * (gw_tnonce_text).  Shared ground of the terminal: the sizes here are
+ * what both the control connection's messages and the relay's identify
+ * use.  Verified with libsodium (crypto_sign_verify_detached); unit-tested in
  * test/unit/gateway/test_twire.c.
  */
 #ifndef BOTHY_GATEWAY_TERMINAL_HOSTSIG_H
@@ -20,8 +22,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "terminal/wire.h"
 #include "uuid.h"
+
+/*
+ * The sizes of what a host signs with and answers: shared ground, so that
+ * the control wing's messages and the relay's identify name the same
+ * sizes without either including the other.
+ */
+#define GW_TKEY_BYTES 32		/* a raw Ed25519 public key */
+#define GW_TSIG_BYTES 64		/* an Ed25519 signature */
+#define GW_TNONCE_BYTES 32		/* a challenge's or a probe's nonce */
+#define GW_TNONCE_TEXT 43		/* its base64url, unpadded */
+
+/* The base64url text of a nonce, as sent and signed: out holds GW_TNONCE_TEXT + 1 bytes. */
+void		gw_tnonce_text(const uint8_t nonce[GW_TNONCE_BYTES], char out[GW_TNONCE_TEXT + 1]);
 
 typedef enum gw_hsig
 {

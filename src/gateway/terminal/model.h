@@ -18,6 +18,28 @@
 
 #include "uuid.h"
 
+/*
+ * The terminal's own close codes (docs/protocol.md, "Close codes of the
+ * control connection" and "Close codes of a stream"), beside the
+ * transport's (core/conn.h): each route declares its codes in its own room.
+ */
+#define GW_TCODE_ENDED 1000		/* a stream: the session ended */
+#define GW_TCODE_REFUSED 4001	/* a bad signature, an unknown host, a wrong pairing code; identify refused */
+#define GW_TCODE_SILENT 4009	/* no heartbeat, or no probe answer, in time */
+#define GW_TCODE_LONE 4102		/* a stream: no counterpart within bothy.terminal_open_timeout */
+#define GW_TCODE_PAIRING 4110	/* the host went back to pairing */
+#define GW_TCODE_DISABLED 4111	/* the host is disabled */
+#define GW_TCODE_DUPLICATE 4112	/* the duplicate verdict, on the probing node */
+
+/*
+ * The codes bothy_gateway_closes_total counts by name for this route: a
+ * refusal, malformed input (the transport's 4002, which a control
+ * connection sends too), no answer in time, a lone side, the host's state,
+ * the duplicate verdict.  Used where core/conn.h is included (route.c).
+ */
+#define GW_TERMINAL_CLOSE_CODES {GW_TCODE_REFUSED, GW_CLOSE_MALFORMED, GW_TCODE_SILENT, \
+		GW_TCODE_LONE, GW_TCODE_PAIRING, GW_TCODE_DISABLED, GW_TCODE_DUPLICATE}
+
 /* A session's state (bothy.terminal_sessions.state). */
 typedef enum gw_tstate
 {

@@ -14,17 +14,19 @@
 
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/control.h"
-#include "terminal/hostcheck.h"
-#include "terminal/hosts.h"
-#include "terminal/opens.h"
-#include "terminal/presence.h"
-#include "terminal/probe.h"
-#include "terminal/relay.h"
-#include "terminal/rest.h"
+#include "terminal/control/connection.h"
+#include "terminal/control/endpoint.h"
+#include "terminal/control/hostcheck.h"
+#include "terminal/control/hosts.h"
+#include "terminal/control/opens.h"
+#include "terminal/control/presence.h"
+#include "terminal/control/probe.h"
+#include "terminal/relay/relay.h"
+#include "terminal/rest/rest.h"
 #include "terminal/route.h"
+#include "terminal/send.h"
+#include "terminal/control/stats.h"
 #include "terminal/settings.h"
-#include "terminal/stats.h"
 #include "terminal/tail.h"
 
 /* How often the remote entries past their window are dropped. */
@@ -35,46 +37,93 @@ static const gw_http_route *const http_routes[] = {&gw_trest_route, NULL};
 
 static lws_sorted_usec_list_t sul_presence;
 
+/* every node expects it; a node of the host's connection sends it */
+static void
+session_open(const bothy_signal *sig)
+{
+	gw_relay_signal(sig);
+	gw_topens_signal(&sig->host_id, &sig->session_id);
+}
+
+static void
+host_close(const bothy_signal *sig)
+{
+	gw_thostcheck_close(&sig->host_id);
+}
+
+static void
+host_present(const bothy_signal *sig)
+{
+	gw_tpresence_heard(&sig->host_id, &sig->conn_id, gw_mono_ms());
+	gw_tprobe_heard(&sig->host_id, &sig->conn_id);
+}
+
+static void
+host_gone(const bothy_signal *sig)
+{
+	gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
+}
+
+static void
+log_wake(const bothy_signal *sig)
+{
+	gw_ttail_wake(sig->seq);
+}
+
+/*
+ * The kinds this route acts on, one row each (docs/development.md, "Adding
+ * a signal kind").  by_conn: an announcement of a control connection, this
+ * node's own when the connection is here (D-M2-47-7), which comes back and
+ * is ignored.
+ */
+typedef struct kind_row
+{
+	bothy_kind	kind;
+	void		(*handle) (const bothy_signal *sig);
+	bool		by_conn;
+} kind_row;
+
+static const kind_row kinds[] = {
+	{BOTHY_KIND_TERMINAL_SESSION_OPEN, session_open, false},
+	{BOTHY_KIND_TERMINAL_SESSION_PAIRED, gw_relay_signal, false},
+	{BOTHY_KIND_TERMINAL_HOST_CLOSE, host_close, false},
+	{BOTHY_KIND_TERMINAL_HOST_PRESENT, host_present, true},
+	{BOTHY_KIND_TERMINAL_HOST_GONE, host_gone, true},
+	{BOTHY_KIND_TERMINAL_LOG, log_wake, false},
+};
+
+/* The row of kind, or NULL: another route's kind, ignored. */
+static const kind_row *
+row_of(bothy_kind kind)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == kind)
+			return &kinds[i];
+	return NULL;
+}
+
 void
 gw_terminal_dispatch(const bothy_signal *sig)
 {
-	switch (sig->kind)
-	{
-		case BOTHY_KIND_TERMINAL_SESSION_OPEN:
-			/* every node expects it; a node of the host's connection sends it */
-			gw_relay_signal(sig);
-			gw_topens_signal(&sig->host_id, &sig->session_id);
-			break;
-		case BOTHY_KIND_TERMINAL_SESSION_PAIRED:
-			gw_relay_signal(sig);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_CLOSE:
-			gw_thostcheck_close(&sig->host_id);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_PRESENT:
-			gw_tpresence_heard(&sig->host_id, &sig->conn_id, gw_mono_ms());
-			gw_tprobe_heard(&sig->host_id, &sig->conn_id);
-			break;
-		case BOTHY_KIND_TERMINAL_HOST_GONE:
-			gw_tpresence_gone(&sig->host_id, &sig->conn_id, gw_mono_ms());
-			break;
-		case BOTHY_KIND_TERMINAL_LOG:
-			gw_ttail_wake(sig->seq);
-			break;
-		default:
-			break;
-	}
+	const kind_row *k = row_of(sig->kind);
+
+	if (k != NULL)
+		k->handle(sig);
 }
 
 static bool
 on_signal(const bothy_signal *sig)
 {
+	const kind_row *k = row_of(sig->kind);
+
+	if (k == NULL)
+		return false;
 	/* this node's own announcements come back: ignored (D-M2-47-7) */
-	if ((sig->kind == BOTHY_KIND_TERMINAL_HOST_PRESENT ||
-		 sig->kind == BOTHY_KIND_TERMINAL_HOST_GONE) &&
-		gw_thosts_find(&sig->host_id, &sig->conn_id) != NULL)
+	if (k->by_conn && gw_thosts_find(&sig->host_id, &sig->conn_id) != NULL)
 		return true;
-	gw_terminal_dispatch(sig);
+	k->handle(sig);
 	return false;
 }
 
@@ -91,18 +140,16 @@ gw_terminal_reconcile(void)
 	gw_ttail_wake(0);
 }
 
-/*
- * The terminal's close codes counted by name (docs/protocol.md, "Close
- * codes of the control connection" and "Close codes of a stream"): refused,
- * malformed, no answer in time, a lone side, the host's state, the
- * duplicate verdict.
- */
-static const int close_codes[] = {4001, 4002, 4009, 4102, 4110, 4111, 4112};
+/* The terminal's close codes counted by name (terminal/model.h). */
+static const int close_codes[] = GW_TERMINAL_CLOSE_CODES;
 
+/* /metrics in its order: the control plane, the log tail, the REST calls, the relay. */
 static void
 metrics(gw_metrics_out *out)
 {
 	gw_tstats_metrics(out);
+	gw_ttail_metrics(out);
+	gw_trest_metrics(out);
 	gw_relay_metrics(out);
 }
 
@@ -114,9 +161,22 @@ status(json_t *s)
 		gw_relay_status(s);
 }
 
+/* Each row of the log tail: the control plane first, then the relay. */
+static void
+log_row(const gw_tlog_row *row)
+{
+	gw_tcontrol_observe(row);
+	gw_relay_observe(row);
+}
+
+static const gw_ttail_hooks tail_hooks = {.row = log_row, .gap = gw_terminal_reconcile};
+
 static bool
 init(void)
 {
+	/* before anything can send or the tail read (docs/development.md, "The gateway's rooms") */
+	gw_terminal_send_hooks(gw_terminal_dispatch, gw_ttail_wake);
+	gw_ttail_init(&tail_hooks);
 	if (sodium_init() < 0)
 	{
 		gw_log(GW_LOG_ERROR, "libsodium could not be initialised");

@@ -4,9 +4,17 @@
  */
 #include "core/node.h"
 #include "core/publish.h"
-#include "terminal/route.h"
 #include "terminal/send.h"
-#include "terminal/tail.h"
+
+static gw_tsend_dispatch dispatch;
+static gw_tsend_wake wake;
+
+void
+gw_terminal_send_hooks(gw_tsend_dispatch d, gw_tsend_wake w)
+{
+	dispatch = d;
+	wake = w;
+}
 
 void
 gw_terminal_send(const bothy_signal *sig)
@@ -16,19 +24,19 @@ gw_terminal_send(const bothy_signal *sig)
 	if (gw.cluster.multi)
 		gw_publish(&copy);
 	else
-		gw_terminal_dispatch(&copy);
+		dispatch(&copy);
 }
 
 void
 gw_terminal_decided(const bothy_signal *sig)
 {
 	if (!gw.cluster.multi)
-		gw_terminal_dispatch(sig);
+		dispatch(sig);
 }
 
 void
 gw_terminal_committed(void)
 {
 	if (!gw.cluster.multi)
-		gw_ttail_wake(0);
+		wake(0);
 }

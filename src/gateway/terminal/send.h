@@ -19,7 +19,20 @@
 #ifndef BOTHY_GATEWAY_TERMINAL_SEND_H
 #define BOTHY_GATEWAY_TERMINAL_SEND_H
 
+#include <stdint.h>
+
 #include "signal.h"
+
+/*
+ * What send.c calls, set by route.c before the node starts: the shared
+ * ground includes neither the route nor the tail (docs/development.md,
+ * "The gateway's rooms").  dispatch is the route's handler of a terminal
+ * signal (gw_terminal_dispatch); wake is the log tail's wake-up
+ * (gw_ttail_wake, 0: something committed).
+ */
+typedef void (*gw_tsend_dispatch) (const bothy_signal *sig);
+typedef void (*gw_tsend_wake) (int64_t seq);
+void		gw_terminal_send_hooks(gw_tsend_dispatch dispatch, gw_tsend_wake wake);
 
 /*
  * sig: a kind only gateways stage (terminal.host_present, _host_gone,

@@ -5,13 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/metrics.h"
 #include "core/node.h"
 #include "logline.h"
-#include "terminal/opens.h"
-#include "terminal/relay.h"
-#include "terminal/route.h"
 #include "terminal/settings.h"
-#include "terminal/stats.h"
 #include "terminal/tail.h"
 
 static const char sql_head[] = "SELECT bothy.terminal_log_head()";
@@ -21,8 +18,11 @@ static const char sql_after[] =
 "SELECT seq, host, session, transition, state, grant_id, close_detail "
 "FROM bothy.terminal_log_after($1::bigint, 500)";
 
+gw_ttail_stats_t gw_ttail_stats;
+
 static struct
 {
+	const gw_ttail_hooks *hooks;	/* gw_ttail_init */
 	bool		known;			/* the head was read: last is a number of the log */
 	int64_t		last;			/* the last number handed on */
 	gw_db_call *call;			/* the running read, or NULL */
@@ -38,7 +38,7 @@ static void read_now(void);
 static void
 failed(gw_db_result result)
 {
-	gw_tstats.log_read_failures++;
+	gw_ttail_stats.read_failures++;
 	if (!tail.failing)
 		gw_logf(GW_LOG_WARN, "terminal log not read, retrying at the next poll", "result=%s",
 				result == GW_DB_TIMEOUT ? "timeout" : "error");
@@ -61,7 +61,7 @@ head_done(void *arg, gw_db_result result, const PGresult *res)
 	}
 	tail.known = true;
 	tail.last = head;
-	gw_tstats.log_seq = head;
+	gw_ttail_stats.seq = head;
 	if (tail.failing)
 		gw_log(GW_LOG_INFO, "terminal log read again");
 	tail.failing = false;
@@ -69,7 +69,7 @@ head_done(void *arg, gw_db_result result, const PGresult *res)
 		read_now();
 }
 
-/* One row: parsed, then to the control plane and to the relay, in order. */
+/* One row: parsed, then handed on (route.c: the control plane, then the relay). */
 static bool
 hand_on(const PGresult *res, int i)
 {
@@ -95,16 +95,15 @@ hand_on(const PGresult *res, int i)
 	if (seq > tail.last + 1)
 		tail.gap = true;
 	tail.last = seq;
-	gw_tstats.log_seq = seq;
+	gw_ttail_stats.seq = seq;
 	if (!gw_tlog_row_parse(cols, &row))
 	{
-		gw_tstats.log_rows_dropped++;
+		gw_ttail_stats.rows_dropped++;
 		gw_log(GW_LOG_WARN, "terminal log row dropped as malformed");
 		return true;
 	}
-	gw_tstats.log_rows[row.transition]++;
-	gw_topens_observe(&row);
-	gw_relay_observe(&row);
+	gw_ttail_stats.rows[row.transition]++;
+	tail.hooks->row(&row);
 	return true;
 }
 
@@ -131,9 +130,9 @@ after_done(void *arg, gw_db_result result, const PGresult *res)
 			break;
 	if (tail.gap)
 	{
-		gw_tstats.log_gaps++;
+		gw_ttail_stats.gaps++;
 		gw_log(GW_LOG_WARN, "terminal log rows missing after the last one read, reconciling");
-		gw_terminal_reconcile();
+		tail.hooks->gap();
 	}
 	if (i < n)
 		return;
@@ -180,6 +179,12 @@ poll_cb(lws_sorted_usec_list_t *sul)
 }
 
 void
+gw_ttail_init(const gw_ttail_hooks *hooks)
+{
+	tail.hooks = hooks;
+}
+
+void
 gw_ttail_start(void)
 {
 	tail.stopped = false;
@@ -212,4 +217,27 @@ bool
 gw_ttail_idle(void)
 {
 	return tail.call == NULL;
+}
+
+void
+gw_ttail_metrics(gw_metrics_out *out)
+{
+	const char *transitions[GW_TLOG_HOST_DISABLED + 1];
+	int			i;
+
+	for (i = 0; i <= GW_TLOG_HOST_DISABLED; i++)
+		transitions[i] = gw_ttransition_name((gw_ttransition) i);
+	gw_metrics_labelled(out, "bothy_terminal_log_rows_total", "Terminal log rows the tail read, by transition.",
+						"transition", transitions, gw_ttail_stats.rows, GW_TLOG_HOST_DISABLED + 1);
+	gw_metrics_counter(out, "bothy_terminal_log_rows_dropped_total",
+					   "Terminal log rows dropped as malformed.", gw_ttail_stats.rows_dropped);
+	gw_metrics_counter(out, "bothy_terminal_log_gaps_total",
+					   "Reads of the terminal log that found numbers missing after the last one read "
+					   "(then reconciled from the states).", gw_ttail_stats.gaps);
+	gw_metrics_counter(out, "bothy_terminal_log_read_failures_total",
+					   "Reads of the terminal log that failed (retried at the next poll).",
+					   gw_ttail_stats.read_failures);
+	gw_metrics_gauge(out, "bothy_terminal_log_seq",
+					 "The last terminal log number this node read (0 before the first).",
+					 (long long) gw_ttail_stats.seq);
 }

@@ -5,8 +5,8 @@ channel, every example there is one message of the channel (and its
 signatures verify with the example's key), every close code and reason of
 the control connection stands in its table, every REST error of the
 terminal's calls stands in protocol.md and in x-terminal-rest, the REST
-examples fit their schemas, and every metric of terminal/stats.c is in
-gateway.md.  Needs no database; the sources come from BOTHY_SRC_DIR."""
+examples fit their schemas, and every metric of terminal/control/stats.c,
+terminal/tail.c and terminal/rest/rest.c is in gateway.md.  Needs no database; the sources come from BOTHY_SRC_DIR."""
 import json
 import re
 
@@ -36,14 +36,14 @@ def terminal_part():
 
 def host_ops(src):
     """What a host service sends: the ops table of terminal/wire.c."""
-    ops = re.findall(r'\{"([a-z_.]+)",\s*GW_TOP_[A-Z_]+', src["terminal/wire.c"])
+    ops = re.findall(r'\{"([a-z_.]+)",\s*GW_TOP_[A-Z_]+', src["terminal/control/wire.c"])
     assert len(ops) == 6 and "hello" in ops, ops
     return ops
 
 
 def node_ops(src):
     """What the node sends: the ops its encoders write."""
-    text = src["terminal/wire.c"]
+    text = src["terminal/control/wire.c"]
     ops = re.findall(r'\\"op\\":\\"([a-z_.]+)\\"', text)
     ops += re.findall(r'enc_nonce\(out, size, "([a-z_]+)"', text)
     assert len(set(ops)) == 6 and "ready" in ops, ops
@@ -136,18 +136,23 @@ def test_the_channel_refuses_what_the_parser_refuses(api, message):
 
 def close_reasons(src):
     """(code, reason) of every close of the control connection."""
-    codes = {k: int(v) for k, v in re.findall(r"#define\s+(GW_TCODE_[A-Z]+)\s+(\d{4})\b",
-                                               src["terminal/control.h"])}
-    assert len(codes) == 7, codes
+    # the terminal's own codes (model.h) and the transport's (core/conn.h)
+    codes = {k: int(v) for k, v in re.findall(r"#define\s+(GW_(?:TCODE|CLOSE)_[A-Z_]+)\s+(\d{4})\b",
+                                               src["terminal/model.h"] + src["core/conn.h"])}
+    assert len([k for k in codes if k.startswith("GW_TCODE_")]) == 7, codes
     reasons = set()
-    for name in ("terminal/control.c", "terminal/probe.c", "terminal/hostcheck.c"):
+    for name in ("terminal/control/endpoint.c", "terminal/control/probe.c",
+                 "terminal/control/hostcheck.c"):
         text = src[name]
-        for const, lit in re.findall(r"(GW_TCODE_[A-Z]+)\s*,\s*" + LITERALS, text):
+        for const, lit in re.findall(r"(GW_(?:TCODE|CLOSE)_[A-Z_]+)\s*,\s*" + LITERALS, text):
             reasons.add((codes[const], c_string(lit)))
         for lit in re.findall(r"\brefuse\(tc,\s*GW_TREFUSE_\w+,\s*" + LITERALS, text):
             reasons.add((codes["GW_TCODE_REFUSED"], c_string(lit)))
     assert len(reasons) >= 12, reasons
-    return codes, reasons
+    # the codes a control connection closes with: each has its reasons
+    used = {code for code, _ in reasons}
+    assert {4001, 4002, 4009, 4110, 4111, 4112, 1011} <= used, sorted(used)
+    return {k: v for k, v in codes.items() if v in used}, reasons
 
 
 def test_every_close_code_and_reason_is_in_the_table(src, api):
@@ -208,7 +213,10 @@ def test_the_rest_examples_fit_their_schemas(api):
 
 
 def test_every_terminal_metric_is_in_gateway_md(src):
-    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/stats.c"])))
-    assert len(names) >= 14, names
+    # the control plane's families (stats.c), the log tail's and the REST calls'
+    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/control/stats.c"]
+                                  + src["terminal/tail.c"] + src["terminal/rest/rest.c"])))
+    assert len(names) >= 14 and {"bothy_terminal_log_seq", "bothy_terminal_rest_requests_total"} <= set(names), \
+        names
     text = doc("gateway.md")
     assert [n for n in names if "`%s`" % n not in text] == []

@@ -23,7 +23,7 @@ def terminal_sources(src):
 
 
 def test_every_relay_metric_is_in_gateway_md(src):
-    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/relay_stats.c"])))
+    names = sorted(set(re.findall(r"bothy_terminal_[a-z_]+", src["terminal/relay/stats.c"])))
     assert len(names) >= 10 and "bothy_terminal_relay_unpaired_total" in names, names
     text = doc("gateway.md")
     assert [n for n in names if "`%s`" % n not in text] == []
@@ -31,12 +31,12 @@ def test_every_relay_metric_is_in_gateway_md(src):
 
 def relay_closes(src):
     """{code: {reasons}} of every close the relay decides with its own codes."""
-    codes = {k: int(v) for k, v in re.findall(r"#define\s+(GW_RELAY_[A-Z]+)\s+(\d{4})\b",
-                                               src["terminal/relay_slot.h"])}
+    codes = {k: int(v) for k, v in re.findall(r"#define\s+(GW_TCODE_(?:ENDED|REFUSED|LONE))\s+(\d{4})\b",
+                                               src["terminal/model.h"])}
     assert set(codes.values()) == {1000, 4001, 4102}, codes
     found = {}
     for text in terminal_sources(src).values():
-        for const, lit in re.findall(r"gw_conn_close\s*\([^,]+,\s*(GW_RELAY_[A-Z]+)\s*,\s*" + LITERALS, text):
+        for const, lit in re.findall(r"gw_conn_close\s*\([^,]+,\s*(GW_TCODE_[A-Z]+)\s*,\s*" + LITERALS, text):
             found.setdefault(codes[const], set()).add(c_string(lit))
     assert set(found) == {1000, 4001, 4102}, found
     return found

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "terminal/relay_slot.h"
+#include "terminal/relay/slot.h"
 #include "unit.h"
 
 #define OPEN 3000

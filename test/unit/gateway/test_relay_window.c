@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "terminal/relay_window.h"
+#include "terminal/relay/window.h"
 #include "unit.h"
 
 #define KIB 1024u

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "terminal/relay_slot.h"
-#include "terminal/relay_wire.h"
+#include "terminal/relay/slot.h"
+#include "terminal/relay/wire.h"
 #include "unit.h"
 
 #define S "0190a5d0-0000-7000-8000-000000000001"
@@ -71,10 +71,10 @@ static void
 test_host(void)
 {
 	gw_ridentify id;
-	uint8_t		want[GW_RWIRE_SIG_LEN];
+	uint8_t		want[GW_TSIG_BYTES];
 	int			i;
 
-	for (i = 0; i < GW_RWIRE_SIG_LEN; i++)
+	for (i = 0; i < GW_TSIG_BYTES; i++)
 		want[i] = (uint8_t) i;
 	UNIT_OK(parses("{\"op\":\"identify\",\"side\":\"host\",\"host\":\"" H "\",\"session\":\"" S
 				   "\",\"grant\":\"" G "\",\"sig\":\"" SIG "\"}", &id) &&

@@ -16,7 +16,7 @@
 
 #include "base64url.h"
 #include "terminal/hostsig.h"
-#include "terminal/wire.h"
+#include "terminal/control/wire.h"
 #include "unit.h"
 #include "unit_json.h"
 
