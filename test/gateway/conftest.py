@@ -53,7 +53,7 @@ PG_CONF = [
 # The options every test gateway runs with (docs/gateway.md).  The terminal
 # device's window (--stream-window) is as small as the queue, not its
 # production 512 KiB: the tests' few kilobytes then fill it, so every
-# terminal test runs through holds and acknowledgements (relay_ack.c).
+# terminal test runs through holds and acknowledgements (relay/ack.c).
 GATEWAY_OPTS = ["--db-timeout", "1000", "--identify-timeout", "1500", "--max-message", "2048",
                 "--send-queue", "4096", "--stream-window", "4096", "--send-timeout", "1000",
                 "--stop-timeout", "5000", "--start-timeout", "10000"]

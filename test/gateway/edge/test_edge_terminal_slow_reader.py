@@ -6,7 +6,7 @@ Two devices read steadily through real nginx, one 60 kB a second and one
 8 kB a second, each paired with a host that writes without end, with the
 node at the production sizes (--max-message 16384, --send-queue 65536,
 --stream-window 524288: the test nodes' default window is 4096, conftest).
-Before the device's acknowledgement (terminal/relay_ack.c), nginx held
+Before the device's acknowledgement (terminal/relay/ack.c), nginx held
 megabytes and read the node's socket only every 20 s or so, and the node
 closed the steady reader 4008 (issue 27); now neither is closed, and the
 bytes that passed the node toward the devices and were not read yet stay

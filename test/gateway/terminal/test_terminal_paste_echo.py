@@ -1,7 +1,7 @@
 """A large paste into a program that reads its input slowly while it
 writes (an echo) completes: the device's window does not hold its output
 while the node stops reading the device (docs/terminal.md, "Slow
-networks"; relay_ack.c, gw_rack_held).
+networks"; relay/ack.c, gw_rack_held).
 
 The real chain, so that the lock can happen: the real bothy-host (paired
 with `bothy-host pair`, the session opened by the REST call, its smallest

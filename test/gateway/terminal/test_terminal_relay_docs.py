@@ -1,5 +1,5 @@
 """The relay's docs keep up with its code, as clients/test_clients_docs.py
-does for the gateway route: every metric of terminal/relay_stats.c has its row in
+does for the gateway route: every metric of terminal/relay/stats.c has its row in
 gateway.md; every close code and reason the relay sends stands in the
 stream close codes of protocol.md and in the stream channel of
 asyncapi.yaml; every stream example of protocol.md is exactly one message

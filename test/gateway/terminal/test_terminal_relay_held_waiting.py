@@ -6,7 +6,7 @@ The node runs --max-message 16384 and --send-queue 65536 (the defaults)
 with a --stream-window of 64 KiB, which a device that reads nothing fills
 at once; the host writes 16384-byte frames, bothy-host's largest, so the
 device's queue goes 49152 -> 65536 before the host is paused (the pause
-mark is --send-queue less one message plus a byte, relay_flow.c): the
+mark is --send-queue less one message plus a byte, relay/flow.c): the
 queue sits at exactly --send-queue.  Then the host's socket is reset and
 the device types a key: the node does not read a paused host, so it sees
 the cut when it writes the key there, while the device is still held.
@@ -115,7 +115,7 @@ def test_a_held_device_is_told_waiting_when_its_host_is_cut(tnodes, terminal):
 def test_a_held_device_survives_its_host_coming_back(tnodes, terminal):
     """The host connects again while the device is still held with its
     queue at --send-queue: the node holds the new host back at the pairing
-    (relay_flow.c, gw_rflow_paired), so its first frames wait in the host's
+    (relay/flow.c, gw_rflow_paired), so its first frames wait in the host's
     socket instead of finding the device's queue full (4008 before)."""
     node, session, slow = production_session(tnodes, terminal)
 

@@ -1,6 +1,6 @@
 /*
  * test_relay_slot.c
- *		Unit tests of src/gateway/terminal/relay_slot.c, the relay's state
+ *		Unit tests of src/gateway/terminal/relay/slot.c, the relay's state
  *		machine, with a fake clock and an io that records what the machine
  *		asks: pairing and terminal.session_paired once per pairing, the
  *		lone sides (inclusive deadline, 4102, the unpaired count, the end at

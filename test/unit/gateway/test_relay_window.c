@@ -1,6 +1,6 @@
 /*
  * test_relay_window.c
- *		Unit tests of src/gateway/terminal/relay_window.c: a device's window
+ *		Unit tests of src/gateway/terminal/relay/window.c: a device's window
  *		of unacknowledged output (docs/terminal.md, "Slow networks"): marks
  *		at the right counts, stale, duplicate and future acknowledgements
  *		ignored, held exactly at the window, the release while the node
@@ -13,7 +13,7 @@
 
 #define KIB 1024u
 
-/* Writes len bytes and, like relay_ack.c, marks them when a mark is due. */
+/* Writes len bytes and, like relay/ack.c, marks them when a mark is due. */
 static bool
 send_marking(gw_rwindow *w, size_t len, uint64_t window)
 {
@@ -186,7 +186,7 @@ test_large_counts(void)
 int
 main(void)
 {
-	unit_diag("src/gateway/terminal/relay_window.c");
+	unit_diag("src/gateway/terminal/relay/window.c");
 	test_mark_every();
 	test_marks();
 	test_acks();

@@ -1,6 +1,6 @@
 /*
  * test_relay_wire.c
- *		Unit tests of src/gateway/terminal/relay_wire.c: the session ID of a
+ *		Unit tests of src/gateway/terminal/relay/wire.c: the session ID of a
  *		stream path, both identify ops and every way each is refused, and
  *		the text a host signs for its data connection.
  */
@@ -141,7 +141,7 @@ test_status_messages(void)
 			strcmp(gw_rwire_paired, "{\"op\":\"paired\"}") == 0, "waiting and paired");
 }
 
-/* A pong's payload echoing a mark of relay_ack.c, strictly. */
+/* A pong's payload echoing a mark of relay/ack.c, strictly. */
 static void
 test_ack(void)
 {
@@ -163,7 +163,7 @@ test_ack(void)
 int
 main(void)
 {
-	unit_diag("src/gateway/terminal/relay_wire.c");
+	unit_diag("src/gateway/terminal/relay/wire.c");
 	test_paths();
 	test_device();
 	test_host();
