@@ -94,6 +94,17 @@ class Instance:
         finally:
             conn.close()
 
+    def fanout_pid(self):
+        """The fan-out worker's process, or None unless exactly one runs."""
+        rows = self.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")
+        return rows[0][0] if len(rows) == 1 else None
+
+    def wait_fanout(self, timeout=10):
+        """The fan-out worker's process, once it runs: it starts a moment
+        after the server, once bothy_test exists."""
+        poll_until(lambda: self.fanout_pid() is not None, timeout=timeout, what="the fan-out worker")
+        return self.fanout_pid()
+
     def close(self):
         if self.running:
             self.stop()

@@ -21,11 +21,6 @@ def host_close(host):
     return json.dumps({"kind": "terminal.host_close", "host_id": host}, separators=(",", ":"))
 
 
-def worker_pid(inst):
-    rows = inst.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")
-    return rows[0][0] if rows else None
-
-
 @pytest.fixture(scope="module")
 def small_queue():
     # the smallest queue: 64 kB hold some 580 signals of this size (113 bytes each)
@@ -36,7 +31,7 @@ def small_queue():
 
 
 def test_the_worker_is_visible_by_name(small_queue):
-    poll_until(lambda: worker_pid(small_queue) is not None, timeout=10, what="the fan-out worker")
+    small_queue.wait_fanout()
 
 
 def test_commit_order_across_transactions(small_queue, listener_of):
@@ -55,7 +50,7 @@ def test_commit_order_across_transactions(small_queue, listener_of):
 def test_a_full_queue_falls_back_to_notify_and_loses_nothing(small_queue, listener_of):
     listener = listener_of(small_queue)
     fallback_before = small_queue.query(FALLBACK)[0][0]
-    pid = worker_pid(small_queue)
+    pid = small_queue.fanout_pid()
     os.kill(pid, signal.SIGSTOP)                # the worker stops draining the queue
     try:
         hosts = [new_id() for _ in range(3000)]   # some 340 kB: the queue fills
@@ -81,16 +76,16 @@ def postmaster_pid(inst):
 @contextlib.contextmanager
 def no_worker_running(inst):
     """The worker gone and the postmaster, stopped, unable to start another."""
-    before = worker_pid(inst)
+    before = inst.fanout_pid()
     inst.query("SELECT pg_terminate_backend(%s)", before)
-    poll_until(lambda: worker_pid(inst) is None, timeout=10, what="the worker's exit")
+    poll_until(lambda: inst.fanout_pid() is None, timeout=10, what="the worker's exit")
     postmaster = postmaster_pid(inst)
     os.kill(postmaster, signal.SIGSTOP)
     try:
         yield
     finally:
         os.kill(postmaster, signal.SIGCONT)
-    poll_until(lambda: worker_pid(inst) not in (None, before), timeout=10, what="a new fan-out worker")
+    poll_until(lambda: inst.fanout_pid() not in (None, before), timeout=10, what="a new fan-out worker")
 
 
 def test_a_signal_committed_while_no_worker_runs_is_sent_by_its_producer(small_queue, listener_of):
@@ -157,7 +152,7 @@ def test_the_first_signals_of_a_new_database_are_not_held_for_the_worker():
 
 
 def test_a_killed_worker_comes_back_and_the_cluster_keeps_working(small_queue, listener_of):
-    before = worker_pid(small_queue)
+    before = small_queue.fanout_pid()
     os.kill(before, signal.SIGKILL)             # the postmaster restarts the cluster's processes
     poll_until(lambda: _new_worker(small_queue, before), timeout=30, what="a new fan-out worker")
     listener = listener_of(small_queue)
@@ -176,6 +171,6 @@ def _new_worker(inst, before):
     """True once the restarted server answers with a new worker; the server
     refuses connections while it restarts and recovers."""
     try:
-        return worker_pid(inst) not in (None, before)
+        return inst.fanout_pid() not in (None, before)
     except psycopg2.Error:             # refused, or cut while the server restarts
         return False

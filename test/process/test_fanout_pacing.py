@@ -23,8 +23,7 @@ SENT_AND_BATCHES = ("SELECT sum(value) FILTER (WHERE metric = 'signals_sent')::b
 def paced():
     inst = Instance("paced", ["bothy.fanout_linger = '100ms'"])
     inst.start()
-    poll_until(lambda: inst.query("SELECT 1 FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'"),
-               timeout=10, what="the fan-out worker")
+    inst.wait_fanout()
     yield inst
     inst.close()
 

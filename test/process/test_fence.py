@@ -9,8 +9,7 @@ import signal
 import psycopg2
 import pytest
 
-from conftest import Instance, Listener, new_id, poll_until
-from test_fanout import worker_pid
+from conftest import Instance, Listener, new_id
 
 PUBLISH = "SELECT bothy.publish('terminal.host_close', jsonb_build_object('host_id', %s::text))"
 
@@ -25,7 +24,7 @@ def inst():
     # the smallest queue (some 580 signals): filled quickly for the fallback
     inst = Instance("fence", ["bothy.signal_queue_size = '64kB'"])
     inst.start()
-    poll_until(lambda: worker_pid(inst) is not None, timeout=10, what="the fan-out worker")
+    inst.wait_fanout()
     yield inst
     inst.close()
 
@@ -45,7 +44,7 @@ def test_each_batch_starts_with_a_fence_past_its_commits(inst):
     # the fence first, then the signal, both from the fan-out worker
     assert json.loads(fence.payload)["kind"] == "wal.fence"
     assert json.loads(signal_.payload) == {"kind": "terminal.host_close", "host_id": host}
-    assert fence.pid == signal_.pid == worker_pid(inst)
+    assert fence.pid == signal_.pid == inst.fanout_pid()
     lsn = json.loads(fence.payload)["lsn"]
     # past the producer's commit record (written after `before`), and flushed
     assert lsn > before
@@ -60,7 +59,7 @@ def test_a_fallback_notify_carries_no_fence(inst):
     """The worker stopped (SIGSTOP): the producer's own NOTIFY is heard from
     the producer's pid, with no wal.fence of that pid before it."""
     listener = Listener(inst)
-    pid = worker_pid(inst)
+    pid = inst.fanout_pid()
     os.kill(pid, signal.SIGSTOP)
     try:
         host = new_id()

@@ -346,12 +346,12 @@ def test_a_reload_pauses_and_resumes_the_worker(fast):
 
 
 def test_a_terminated_worker_is_restarted_without_restarting_the_server(fast):
-    fanout = fast.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0]
+    fanout = fast.wait_fanout()
     before = worker_pid(fast)
     fast.query("SELECT pg_terminate_backend(%s)", before)
     poll_until(lambda: worker_pid(fast) not in (None, before), timeout=10, what="a new maintenance worker")
     # SIGTERM is a clean exit: the postmaster restarted only this worker
-    assert fast.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0] == fanout
+    assert fast.fanout_pid() == fanout
     assert "terminated by signal" not in fast.log
 
 

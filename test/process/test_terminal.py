@@ -192,10 +192,6 @@ def test_single_mode_hears_only_what_no_gateway_decided(single, listener_of):
     assert heard(listener, single) == []
 
 
-def fanout_pid(inst):
-    return inst.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")[0][0]
-
-
 def coalesced(inst):
     return inst.query("SELECT value FROM bothy.metrics() WHERE metric = 'signals_coalesced'"
                       " AND label = 'terminal.log'")[0][0]
@@ -207,7 +203,7 @@ def test_the_fanout_worker_sends_only_the_highest_log_number_of_a_batch(multi, l
     host = active_host(multi, person)
     heard(listener, multi)
     before = coalesced(multi)
-    pid = fanout_pid(multi)
+    pid = multi.wait_fanout()
     os.kill(pid, signal.SIGSTOP)               # what commits meanwhile waits in the queue: one batch
     try:
         with multi.connect() as conn:          # five transactions, five wake-ups

@@ -97,9 +97,7 @@ def primary():
     # delivery on the primary: a test that counts standby reads would find
     # none (a CI run opened its nodes and changed its run 0.3 s before the
     # worker started).
-    poll_until(lambda: inst.query("SELECT 1 FROM pg_stat_activity "
-                                  "WHERE backend_type = 'bothy fan-out'"),
-               timeout=10, what="the primary's fan-out worker")
+    inst.wait_fanout()
     yield inst
     inst.close()
 

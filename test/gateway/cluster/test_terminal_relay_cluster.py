@@ -23,13 +23,6 @@ from terminal_streams import (OPEN_S, Side, pair, run, terminal, tnodes, tpg,  #
                               wait_state, ws_base)
 
 
-def fanout_pid(pg):
-    """The fan-out worker's process (it starts a moment after the server)."""
-    sql = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'"
-    poll_until(lambda: len(pg.query(sql)) == 1, timeout=10, what="the fan-out worker")
-    return pg.query(sql)[0][0]
-
-
 def publish(pg, kind, host, session):
     pg.query("SELECT bothy.publish(%s, jsonb_build_object('host_id', %s::text, 'session_id', %s::text))",
              kind, host, session)
@@ -42,7 +35,7 @@ def received(node, kind):
 def test_sides_before_the_signal_pair_and_late_signals_change_nothing(tnodes, terminal, tpg):
     a, b = tnodes(2)
     host, owner, _ = terminal.host()
-    worker = fanout_pid(tpg)
+    worker = tpg.wait_fanout()
     opens = received(b, "terminal.session_open")
 
     async def go():

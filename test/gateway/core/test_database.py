@@ -156,10 +156,7 @@ def test_ack_of_a_fenced_consumer_closes_4015(gateways, keys, pg):
     a, b = gateways(2)
     agent = new_id()
     consumer_signals = 'bothy_gateway_signals_received_total{kind="gateway.consumer"}'
-    fanout_pid = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'"
-    # (the worker comes up a moment after the instance, once bothy_test exists)
-    poll_until(lambda: pg.query(fanout_pid), timeout=10, what="the fan-out worker")
-    fanout = pg.query(fanout_pid)[0][0]
+    fanout = pg.wait_fanout()
     b_before = b.metric(consumer_signals)
 
     async def go():
