@@ -7,7 +7,7 @@ The real chain, so that the lock can happen: the real bothy-host (paired
 with `bothy-host pair`, the session opened by the REST call, its smallest
 --ring-size) runs, as its shell, a program in raw mode that reads its
 input 4 KiB at a time and writes each byte ECHO times; the device pastes
-16 MiB in input frames and reads its stream at RATE bytes a second,
+32 MiB in input frames and reads its stream at RATE bytes a second,
 answering every ping from a writer of its own, as a browser does
 (slowdevice.py), so its pongs go out behind the paste.  The program takes
 the paste at half the device's reading rate, so the host's queue fills
@@ -17,7 +17,7 @@ paste's rest.  Were the device's output held by the window meanwhile
 be paused, the program would block writing and read no more, and the
 node would never read the device again: locked, then 4008.
 
-Asserted: every echoed byte arrives (counted: the 32 MiB and the markers,
+Asserted: every echoed byte arrives (counted: the 64 MiB and the markers,
 each output frame at its offset) within BOUND_S, the device is never
 closed, the node paused a side (bothy_terminal_relay_paused_total counts
 both), for at least --send-timeout the device had read more than the
@@ -28,9 +28,14 @@ writer: the paste did not
 fit into the sockets' buffers, so the pongs did wait behind it (on
 loopback those buffers hold some MiB: a 4 MiB paste passes on the old
 rule, 8 MiB fails; without this check a host with larger buffers would
-pass a test that cannot bite).  Wall time: about 6 s on two cores (32 MiB
-at RATE) and 15 s with the module's start.  On the old rule: 4008 after
-2.4 s, 64 KiB shown.
+pass a test that cannot bite).  The paste is twice what the lock needs:
+the kernel grows the loopback buffers between the device and the program
+(the node's receive and send, the host's receive) to about 12 MiB on a
+busy machine, and the pongs wait only behind what does not fit; with
+16 MiB a CI run saw them stuck 1.7 s, under --send-timeout, and the
+check below failed.  Wall time: about 11 s on two cores (64 MiB at RATE)
+and 20 s with the module's start.  On the old rule: 4008 after 2.4 s,
+64 KiB shown.
 
 Direct to the node, not through the edge: the lock is between the node's
 window and its pause of the device, which the edge does not change;
@@ -59,10 +64,10 @@ SEND_TIMEOUT_S = 2.0
 NODE_OPTS = ["--max-message", "16384", "--send-queue", "65536", "--stream-window", str(WINDOW),
              "--send-timeout", str(int(SEND_TIMEOUT_S * 1000))]
 
-PASTE = 16 * 1024 * 1024
+PASTE = 32 * 1024 * 1024
 ECHO = 2                    # each pasted byte written this many times
 RATE = 6000000              # bytes a second the device reads
-BOUND_S = 30
+BOUND_S = 60
 READY, DONE = b"paste-ready\n", b"\npaste-done\n"
 RING = 262144               # bothy-host's smallest --ring-size: less output held there
 SNDBUF = 16384              # the device's send buffer: the paste waits in its writer
