@@ -29,11 +29,12 @@ fit into the sockets' buffers, so the pongs did wait behind it (on
 loopback those buffers hold some MiB: a 4 MiB paste passes on the old
 rule, 8 MiB fails; without this check a host with larger buffers would
 pass a test that cannot bite).  The paste is twice what the lock needs:
-the kernel grows the loopback buffers between the device and the program
-(the node's receive and send, the host's receive) to about 12 MiB on a
-busy machine, and the pongs wait only behind what does not fit; with
-16 MiB a CI run saw them stuck 1.7 s, under --send-timeout, and the
-check below failed.  Wall time: about 11 s on two cores (64 MiB at RATE)
+the pongs wait only behind the part of the paste that does not fit into
+the buffers between the device and the program (the node's receive and
+send, the host's receive), which the kernel grows as they fill; with
+16 MiB a CI run saw them stuck 1.7 s, under --send-timeout, so about
+11 MiB had fitted (the program takes RATE / ECHO, 3 MB a second), and
+the check below failed.  Wall time: about 11 s on two cores (64 MiB at RATE)
 and 20 s with the module's start.  On the old rule: 4008 after 2.4 s,
 64 KiB shown.
 
