@@ -26,13 +26,13 @@ OBJS        = $(EXT_SRCS:.c=.o) $(COMMON_SRCS:.c=.o)
 
 SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
 # The upgrade from the last release is built too, from the parts that are new
-# or changed since it (the device binds, the hint task, the seam's audience,
-# the terminal)
+# or changed since it (the channel's key, the device binds, the hint task,
+# the seam's audience, the terminal)
 # and the privileges (idempotent), until the next release freezes it: a part
 # changed meanwhile changes both scripts, so a part of the release before is
 # in the list only with CREATE OR REPLACE.
 UPGRADE_FROM  = 0.2.0
-UPGRADE_PARTS = src/sql/41_device_bindings.sql src/sql/46_hints_decide.sql src/sql/51_seam_audience.sql \
+UPGRADE_PARTS = src/sql/15_channel.sql src/sql/41_device_bindings.sql src/sql/46_hints_decide.sql src/sql/51_seam_audience.sql \
                 $(sort $(wildcard src/sql/7*_terminal_*.sql)) \
                 src/sql/90_privileges.sql
 UPGRADE_built = bothy--$(UPGRADE_FROM)--$(EXTVERSION).sql

@@ -83,16 +83,43 @@ SELECT bothy.signal_check('{"kind":"terminal.log","seq":1,"node":"01890a5d-ac96-
 -- malformed: booleans are JSON booleans
 SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":"false","count":3}');
 SELECT bothy.signal_check('{"kind":"gateway.hint","node":"01890a5d-ac96-774b-bcce-b302099a8057","recipient":"11111111-1111-4111-8111-111111111111","nid":"22222222-2222-4222-8222-222222222222","hint_kind":"mention","quiet":0,"count":3}');
--- size: NOTIFY carries at most 7999 bytes, so 7999 are read and 8000 are too
--- long (even for a foreign kind); pg_notify refuses the same 8000
-SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}') IS NULL AS ignored_at_7999;
-SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
-SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 7999 - 31) || '}');
-SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 8000 - 31) || '}');
+-- size: NOTIFY carries at most 7999 bytes, and every payload travels in an
+-- envelope of 41 bytes (docs/signals.md), so 7958 are read and 7959 are
+-- too long (even for a foreign kind); pg_notify refuses 8000
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 7958 - 25) || '"}') IS NULL AS ignored_at_7958;
+SELECT bothy.signal_check('{"kind":"other.x","p":"' || repeat('a', 7959 - 25) || '"}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 7958 - 31) || '}');
+SELECT bothy.signal_check('{"kind":"terminal.log","seq":7' || repeat(' ', 7959 - 31) || '}');
 SELECT octet_length('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}') AS bytes,
        pg_notify('ephemeral', '{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
 SELECT octet_length('{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}') AS bytes,
        pg_notify('ephemeral', '{"kind":"other.x","p":"' || repeat('a', 7999 - 25) || '"}');
+-- the channel belongs to bothy (docs/security.md): a login that is neither
+-- a superuser nor bothy's may not LISTEN or NOTIFY on it, nor call
+-- pg_notify with it written out; other channels stay everybody's
+CREATE ROLE regress_channel_nobody;
+SET ROLE regress_channel_nobody;
+LISTEN ephemeral;
+NOTIFY ephemeral, 'x';
+SELECT pg_notify('ephemeral', 'x');
+SELECT (SELECT pg_notify('ephemeral', 'x')) IS NULL;
+DO $$ BEGIN EXECUTE 'LISTEN ephemeral'; END $$;
+NOTIFY regress_other, 'y';
+SELECT pg_notify('regress_other', 'z');
+SELECT bothy.channel_key();
+RESET ROLE;
+SET ROLE bothy_app;
+LISTEN ephemeral;
+NOTIFY ephemeral, 'x';
+SELECT bothy.channel_key();
+RESET ROLE;
+SET ROLE bothy_gateway;
+LISTEN ephemeral;
+UNLISTEN ephemeral;
+NOTIFY ephemeral, 'x';
+SELECT length(bothy.channel_key()) AS key_bytes;
+RESET ROLE;
+DROP ROLE regress_channel_nobody;
 -- publish: valid members are staged (delivery is tested by the isolation specs)
 SELECT bothy.publish('terminal.host_close', '{"host_id":"11111111-1111-4111-8111-111111111111"}');
 SELECT bothy.publish('gateway.run', '{"node":"01890a5d-ac96-774b-bcce-b302099a8057","run":"11111111-1111-4111-8111-111111111111","thread":"22222222-2222-4222-8222-222222222222","version":1}');
@@ -115,9 +142,9 @@ SELECT bothy.publish('{"kind":"terminal.host_close","kind":"terminal.host_close"
 SELECT bothy.publish('{"kind":"terminal.host_close","host_id":"11111111-1111-4111-8111-111111111111"');
 SELECT bothy.publish('[]');
 SELECT bothy.publish('{"kind":"other.x","p":"' || repeat('a', 8000 - 25) || '"}');
--- the producer's edge: a whole signal of 7999 bytes is staged, of 8000 refused
-SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 7999 - 31) || '}');
-SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 8000 - 31) || '}');
+-- the producer's edge: a whole signal of 7958 bytes is staged, of 7959 refused
+SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 7958 - 31) || '}');
+SELECT bothy.publish('{"kind":"terminal.log","seq":7' || repeat(' ', 7959 - 31) || '}');
 SELECT bothy.publish('terminal.log', jsonb_build_object('seq', 7));
 SELECT bothy.publish('terminal.log', jsonb_build_object('seq', -7));
 SELECT bothy.publish(NULL::text);

@@ -26,9 +26,12 @@
  * The longest payload NOTIFY carries in a default PostgreSQL build
  * (D-M2-47-19).  async.c refuses a payload of NOTIFY_PAYLOAD_MAX_LENGTH
  * (BLCKSZ - NAMEDATALEN - 128 = 8000) bytes or more: "payload string too
- * long".  So 7999: a signal the codec accepts is one the channel carries.
+ * long".  Every payload travels in its envelope (envelope.h), which adds
+ * BOTHY_ENVELOPE_OVERHEAD (41) bytes; so 7999 - 41 = 7958: a signal the
+ * codec accepts is one the channel carries, signed.
  */
-#define BOTHY_SIGNAL_MAX_BYTES 7999
+#define BOTHY_CHANNEL_MAX_BYTES 7999
+#define BOTHY_SIGNAL_MAX_BYTES 7958
 
 typedef enum bothy_kind
 {

@@ -4,23 +4,14 @@
  */
 #include "uuid.h"
 
+#include "hex.h"
+
 #include <string.h>
 
 /* Where each byte's two hex digits start in 8-4-4-4-12. */
 static const uint8_t bothy_uuid_digit_at[16] = {
 	0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34
 };
-
-/* The value of a lower-case hex digit, or -1: upper case is not canonical. */
-static int
-bothy_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 bool
 bothy_uuid_parse(const char *s, size_t len, bothy_uuid *out)

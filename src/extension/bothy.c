@@ -14,6 +14,7 @@
 #include "postmaster/bgworker.h"
 
 #include "bothy_ext.h"
+#include "channel.h"
 #include "settings.h"
 #include "shmem.h"
 
@@ -59,6 +60,7 @@ _PG_init(void)
 	bothy_settings_consistent(ERROR);
 
 	bothy_shmem_install_hooks();
+	bothy_channel_guard_install();
 	/* every backend forked from here inherits the staging callbacks */
 	bothy_stage_register_callbacks();
 	register_worker("bothy fan-out", "bothy_fanout_main");

@@ -10,6 +10,7 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
+#include "channel.h"
 #include "settings.h"
 #include "shmem.h"
 
@@ -57,6 +58,7 @@ bothy_shmem_startup(void)
 		for (int w = 0; w < BOTHY_WORKER_COUNT; w++)
 			bothy_shared->worker_latch[w] = NULL;
 		bothy_metrics_init(&bothy_shared->metrics);
+		bothy_channel_key_init(bothy_shared->channel_key);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }

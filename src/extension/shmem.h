@@ -38,6 +38,9 @@ typedef struct BothyShared
 
 	BothyMetrics metrics;		/* counters, pg_atomic_uint64 each */
 
+	/* signs every payload on ephemeral (channel.c); set once at startup */
+	unsigned char channel_key[32];
+
 	char		queue_data[FLEXIBLE_ARRAY_MEMBER];	/* the ring buffer */
 } BothyShared;
 

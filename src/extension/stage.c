@@ -26,6 +26,7 @@
 #include "utils/memutils.h"
 
 #include "bothy_ext.h"
+#include "channel.h"
 #include "coalesce.h"
 #include "shmem.h"
 #include "signal_queue.h"
@@ -93,7 +94,7 @@ fall_back_to_notify(void)
 	for (i = 0; i < n; i++)
 	{
 		if (!entries[i].drop)
-			Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);
+			bothy_channel_notify(entries[i].payload);
 		bothy_count_signal(BOTHY_SIGNALS_STAGED, entries[i].tag.kind, 1);
 		bothy_count_signal(entries[i].drop ? BOTHY_SIGNALS_COALESCED : BOTHY_SIGNALS_FALLBACK,
 						   entries[i].tag.kind, 1);

@@ -35,6 +35,7 @@
 #include "utils/memutils.h"
 
 #include "bothy_ext.h"
+#include "channel.h"
 #include "coalesce.h"
 #include "settings.h"
 #include "shmem.h"
@@ -107,11 +108,11 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		{
 			XLogFlush((XLogRecPtr) fence);
 			fence_payload(fence, fence_text, sizeof(fence_text));
-			Async_Notify(BOTHY_SIGNAL_CHANNEL, fence_text);
+			bothy_channel_notify(fence_text);
 		}
 		for (int i = 0; i < n; i++)
 			if (!entries[i].drop)
-				Async_Notify(BOTHY_SIGNAL_CHANNEL, entries[i].payload);
+				bothy_channel_notify(entries[i].payload);
 		CommitTransactionCommand();
 		bothy_count(BOTHY_FANOUT_BATCHES, 1);
 	}

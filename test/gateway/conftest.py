@@ -37,6 +37,7 @@ _process = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_process)
 Instance = _process.Instance
 poll_until = _process.poll_until
+seal = _process.seal
 
 READY_AND_LISTENING = "ready\nstarted: yes\nstopping: no\ndatabase: up\nlistener: up\n"
 new_id = _process.new_id

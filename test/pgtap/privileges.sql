@@ -2,7 +2,7 @@
 -- each role executes exactly its own functions and has no privilege on any
 -- table; a gateway login cannot read a table yet works through the API.
 BEGIN;
-SELECT plan(34);
+SELECT plan(46);
 
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_gateway'), false, 'bothy_gateway is a group role');
 SELECT is((SELECT rolcanlogin FROM pg_roles WHERE rolname = 'bothy_app'), false, 'bothy_app is a group role');
@@ -22,6 +22,7 @@ SELECT is(
         'bothy.agent_heartbeat_persist(uuid,uuid,timestamp with time zone,text,text,uuid)',
         'bothy.agent_known(uuid)',
         'bothy.agent_status(uuid[])',
+        'bothy.channel_key()',
         'bothy.consumer_holder(uuid)',
         'bothy.consumer_resume(uuid,uuid,uuid,bigint)',
         'bothy.consumer_save(uuid,uuid,bigint)',
@@ -40,6 +41,8 @@ SELECT is(
         'bothy.settings()',
         'bothy.signal_check(text)',
         'bothy.terminal_grant_use(uuid,uuid)',
+        'bothy.terminal_host_announce(uuid,uuid,uuid,boolean)',
+        'bothy.terminal_host_conn_known(uuid,uuid)',
         'bothy.terminal_host_duplicate(uuid)',
         'bothy.terminal_host_pair(uuid,text,bytea)',
         'bothy.terminal_host_sessions(uuid)',
@@ -100,6 +103,10 @@ CREATE ROLE pgtap_app LOGIN IN ROLE bothy_app;
 CREATE ROLE pgtap_nobody LOGIN;
 
 SET ROLE pgtap_gateway;
+SELECT lives_ok('LISTEN ephemeral', 'a gateway login listens on ephemeral');
+SELECT lives_ok('UNLISTEN ephemeral', 'a gateway login stops listening');
+SELECT throws_ok('NOTIFY ephemeral', '42501', NULL, 'a gateway login cannot notify on ephemeral (only bothy''s processes do)');
+SELECT is(length(bothy.channel_key()), 32, 'a gateway login reads the channel key');
 SELECT throws_ok('SELECT * FROM bothy.device_bindings', '42501', NULL, 'a gateway login cannot read a table');
 SELECT throws_ok('SELECT * FROM bothy.gateway_presence', '42501', NULL, 'a gateway login cannot read presence directly');
 SELECT throws_ok($$DELETE FROM bothy.consumer_holds$$, '42501', NULL, 'a gateway login cannot write a table');
@@ -135,6 +142,9 @@ SELECT throws_ok($$SELECT bothy.node_stop('01890a5d-ac96-774b-bcce-b302099a8057'
     'an application login cannot call a gateway function');
 SELECT lives_ok($$SELECT bothy.place_put('c0000000-0000-4000-8000-000000000001')$$, 'an application login writes through the API');
 SELECT throws_ok('SELECT * FROM bothy.terminal_sessions', '42501', NULL, 'an application login cannot read the terminal sessions');
+SELECT throws_ok('LISTEN ephemeral', '42501', NULL, 'an application login cannot listen on ephemeral');
+SELECT throws_ok($$SELECT pg_notify('ephemeral', '{}')$$, '42501', NULL, 'an application login cannot pg_notify on ephemeral');
+SELECT throws_ok('SELECT bothy.channel_key()', '42501', NULL, 'an application login cannot read the channel key');
 SELECT throws_ok($$SELECT * FROM bothy.terminal_log_after(0)$$, '42501', NULL,
     'an application login cannot read the terminal log (a gateway call)');
 SELECT is((SELECT count(*)::int FROM bothy.terminal_host_register('b0000000-0000-4000-8000-000000000009', 'pgtap')), 1,
@@ -147,12 +157,17 @@ SELECT cmp_ok((SELECT count(*) FROM bothy.stat_metrics), '>', 0::bigint,
     'a pg_monitor login reads the counters through the view');
 SELECT lives_ok('SELECT * FROM bothy.metrics()', 'a pg_monitor login reads the counters through the function');
 SELECT throws_ok('SELECT bothy.uuidv7()', '42501', NULL, 'a pg_monitor login may call nothing else');
+SELECT throws_ok('LISTEN ephemeral', '42501', NULL, 'a pg_monitor login cannot listen on ephemeral');
+SELECT throws_ok('NOTIFY ephemeral', '42501', NULL, 'a pg_monitor login cannot notify on ephemeral');
 RESET ROLE;
 
 SET ROLE pgtap_nobody;
 SELECT throws_ok('SELECT * FROM bothy.stat_metrics', '42501', NULL, 'a login with no role cannot read the counters');
 SELECT throws_ok('SELECT bothy.uuidv7()', '42501', NULL, 'a login with neither role may call nothing');
 SELECT throws_ok('SELECT * FROM bothy.settings()', '42501', NULL, 'a login with neither role cannot read the settings');
+SELECT throws_ok('LISTEN ephemeral', '42501', NULL, 'a login with neither role cannot listen on ephemeral');
+SELECT throws_ok('NOTIFY ephemeral', '42501', NULL, 'a login with neither role cannot notify on ephemeral');
+SELECT lives_ok($$SELECT pg_notify('pgtap_other', 'x')$$, 'a login with neither role notifies on its own channels');
 RESET ROLE;
 
 SELECT * FROM finish();

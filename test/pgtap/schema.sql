@@ -11,17 +11,18 @@ SELECT tables_are('bothy', ARRAY[
     'device_bindings', 'consumer_holds', 'agent_presence',
     'places', 'threads', 'memberships', 'agents', 'runs', 'notifications', 'agent_events',
     'hints_pending', 'push_outbox',
-    'terminal_hosts', 'terminal_sessions', 'terminal_log', 'terminal_log_pending', 'terminal_log_order']);
+    'terminal_hosts', 'terminal_sessions', 'terminal_log', 'terminal_log_pending', 'terminal_log_order',
+    'terminal_host_conns']);
 
 SELECT is(
     ARRAY(SELECT c.relname::text FROM pg_class c
            WHERE c.relnamespace = 'bothy'::regnamespace AND c.relkind = 'r' AND c.relpersistence = 'u'
            ORDER BY 1),
-    ARRAY['gateway_presence', 'gateway_presence_nodes', 'terminal_log_pending'],
-    'presence, its node markers and the terminal log''s uncommitted rows are UNLOGGED, and nothing else is');
+    ARRAY['gateway_presence', 'gateway_presence_nodes', 'terminal_host_conns', 'terminal_log_pending'],
+    'presence, its node markers, the hosts'' announced connections and the terminal log''s uncommitted rows are UNLOGGED, and nothing else is');
 
 SELECT functions_are('bothy', ARRAY[
-    'uuidv7', 'signal_check', 'publish', 'settings', '_presence_ttl', '_place_members_among',
+    'uuidv7', 'signal_check', 'publish', 'channel_key', 'settings', '_presence_ttl', '_place_members_among',
     '_cluster_node', '_multi', '_need', '_need_v7', '_need_code', '_need_ack_in_range', '_need_agent',
     'node_start', 'node_stop', 'device_bind', 'device_bind_batch', 'device_binding',
     'consumer_take', 'consumer_save', 'consumer_resume', 'consumer_holder', 'run_start', 'agent_events_after',
@@ -38,6 +39,7 @@ SELECT functions_are('bothy', ARRAY[
     '_terminal_sessions_expire', '_terminal_log_prune',
     'terminal_fingerprint', 'terminal_host_register', 'terminal_host_confirm', 'terminal_host_disable',
     'terminal_host_repair', 'terminal_host_pair', 'terminal_host_duplicate', 'terminal_host_states',
+    '_terminal_presence_window', 'terminal_host_announce', 'terminal_host_conn_known',
     'terminal_hosts_of', 'terminal_session_open', 'terminal_session_attach', 'terminal_session_recheck',
     'terminal_grant_use', 'terminal_relay_expectation', 'terminal_host_sessions', 'terminal_session_started',
     'terminal_session_detach', 'terminal_session_activate', 'terminal_session_open_timeout',
@@ -46,8 +48,8 @@ SELECT functions_are('bothy', ARRAY[
 SELECT is(
     ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
            WHERE p.pronamespace = 'bothy'::regnamespace AND NOT p.prosecdef ORDER BY 1),
-    ARRAY['bothy.publish(text)', 'bothy.publish(text,jsonb)', 'bothy.signal_check(text)', 'bothy.uuidv7()'],
-    'every function is SECURITY DEFINER but uuidv7, signal_check and publish');
+    ARRAY['bothy.channel_key()', 'bothy.publish(text)', 'bothy.publish(text,jsonb)', 'bothy.signal_check(text)', 'bothy.uuidv7()'],
+    'every function is SECURITY DEFINER but uuidv7, signal_check, publish and channel_key');
 
 SELECT is(
     ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p

@@ -4,6 +4,9 @@ Each instance is made by test/lib/pg-temp (the same script the pgTAP suite
 uses) in a directory under BOTHY_TEST_WORK, so a failed run leaves its
 server.log behind to read.
 """
+import collections
+import hashlib
+import hmac
 import os
 import select
 import subprocess
@@ -25,6 +28,30 @@ NODE_B = "01890a5d-ac96-7aaa-8bbb-000000000002"
 
 def new_id():
     return str(uuid.uuid4())
+
+
+# The envelope of every payload on ephemeral (docs/signals.md, "The
+# envelope"): {"mac":"<32 hex>", then the payload after its "{"; the MAC is
+# HMAC-SHA256 under the channel key over the payload, its first 16 bytes.
+ENVELOPE_HEAD = '{"mac":"'
+
+
+def seal(key, payload):
+    """payload in its envelope, signed with key (as bothy's processes sign)."""
+    assert payload.startswith("{")
+    mac = hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()[:32]
+    return ENVELOPE_HEAD + mac + '",' + payload[1:]
+
+
+def unseal(key, wire):
+    """The payload of a signed envelope; an AssertionError for anything else."""
+    assert wire.startswith(ENVELOPE_HEAD) and wire[40:42] == '",', "not in an envelope: %r" % wire
+    payload = "{" + wire[42:]
+    assert hmac.compare_digest(seal(key, payload), wire), "MAC is not the channel key's: %r" % wire
+    return payload
+
+
+Notify = collections.namedtuple("Notify", "pid payload")
 
 
 class Instance:
@@ -94,6 +121,15 @@ class Instance:
         finally:
             conn.close()
 
+    def channel_key(self):
+        """The key that signs the channel this start (bothy.channel_key())."""
+        return bytes(self.query("SELECT bothy.channel_key()")[0][0])
+
+    def notify_signed(self, payload):
+        """payload on ephemeral as bothy would send it: a superuser's NOTIFY of
+        its signed envelope (only a superuser may NOTIFY there at all)."""
+        self.query("SELECT pg_notify('ephemeral', %s)", seal(self.channel_key(), payload))
+
     def fanout_pid(self):
         """The fan-out worker's process, or None unless exactly one runs."""
         rows = self.query("SELECT pid FROM pg_stat_activity WHERE backend_type = 'bothy fan-out'")
@@ -111,11 +147,14 @@ class Instance:
 
 
 class Listener:
-    """A libpq connection LISTENing on ephemeral, as a gateway's listener does."""
+    """A libpq connection LISTENing on ephemeral, as a gateway's listener
+    does: every payload must be signed with the channel key, and is handed
+    on without its envelope."""
 
     def __init__(self, instance):
         self.conn = instance.connect()
         self.conn.cursor().execute("LISTEN ephemeral")
+        self.key = instance.channel_key()
 
     def next(self, timeout=5.0, fences=False):
         """The next payload, or an AssertionError after timeout seconds (a
@@ -132,7 +171,8 @@ class Listener:
                 assert left > 0, "no signal arrived within %.1f s" % timeout
                 select.select([self.conn], [], [], left)
                 self.conn.poll()
-            notify = self.conn.notifies.pop(0)
+            raw = self.conn.notifies.pop(0)
+            notify = Notify(raw.pid, unseal(self.key, raw.payload))
             if fences or not notify.payload.startswith('{"kind":"wal.fence"'):
                 return notify
 

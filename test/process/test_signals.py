@@ -9,7 +9,7 @@ import json
 import psycopg2
 import pytest
 
-from conftest import NODE_A, new_id
+from conftest import NODE_A, new_id, seal
 from test_presence import FLUSH
 
 
@@ -174,26 +174,29 @@ def padded(signal, size):
 
 
 def test_the_codecs_largest_signal_passes_notify_and_one_byte_more_fails_both(multi, listener_of):
-    """D-M2-47-19: the codec's limit is the one NOTIFY enforces.  A signal of
-    exactly the codec's largest size crosses a real NOTIFY whole and decodes
-    where it arrives; one byte more is refused by NOTIFY and, at the
+    """D-M2-47-19: the codec's limit is the one NOTIFY enforces, less the
+    envelope every payload travels in (docs/signals.md, "The envelope").
+    A signal of exactly the codec's largest size, sealed, is exactly the
+    largest payload NOTIFY carries: it crosses a real NOTIFY whole and
+    decodes where it arrives; one byte more is refused by NOTIFY and, at the
     producer, by the codec with its documented error."""
     listener = listener_of(multi)
     host = new_id()
-    largest = padded(json.dumps({"kind": "terminal.host_close", "host_id": host}), 7999)
-    assert len(largest.encode()) == 7999
+    key = multi.channel_key()
+    largest = padded(json.dumps({"kind": "terminal.host_close", "host_id": host}), 7958)
+    assert len(largest.encode()) == 7958 and len(seal(key, largest).encode()) == 7999
     with multi.connect() as conn:
-        call(conn, "SELECT pg_notify('ephemeral', %s)", largest)
+        call(conn, "SELECT pg_notify('ephemeral', %s)", seal(key, largest))
     arrived = listener.next()
     assert arrived == largest
     assert multi.query("SELECT bothy.signal_check(%s)", arrived) == [("terminal.host_close",)]
 
     too_long = largest[:-1] + " }"
-    assert len(too_long.encode()) == 8000
+    assert len(seal(key, too_long).encode()) == 8000
     with pytest.raises(psycopg2.errors.InvalidParameterValue, match="payload string too long"):
-        multi.query("SELECT pg_notify('ephemeral', %s)", too_long)
+        multi.query("SELECT pg_notify('ephemeral', %s)", seal(key, too_long))
     with pytest.raises(psycopg2.errors.InvalidParameterValue,
-                       match="malformed signal: payload is longer than 7999 bytes"):
+                       match="malformed signal: payload is longer than 7958 bytes"):
         multi.query("SELECT bothy.publish(%s::text)", too_long)
 
     # the largest whole signal is staged and sent, in the codec's compact form

@@ -93,7 +93,7 @@ static const gw_http_route *const http_routes[] = {&rest, NULL};
 static void
 fence_device(const bothy_signal *sig)
 {
-	gw_fence_device(&sig->device, &sig->gateway_session, &sig->bind_id, NULL);
+	gw_fence_device_heard(&sig->device, &sig->bind_id);
 }
 
 static void

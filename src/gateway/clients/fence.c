@@ -99,7 +99,18 @@ gw_fence_consumer(const bothy_uuid *agent, const bothy_uuid *holder, const gw_cl
 	gw_rest_fenced(agent, holder);
 }
 
-/* --- reconciliation ---------------------------------------------------- */
+/* --- reading the bindings back ------------------------------------------ */
+
+/*
+ * Devices whose binding is read from the database and then decided as if
+ * its signal had come: every person device after a lost listener, and each
+ * device a gateway.device signal would take from a connection here.  One
+ * queue, read RECONCILE_BATCH devices a call, one call at a time, so a
+ * flood of signals costs the pool one call in flight however many there
+ * are.  Past PENDING_MAX devices the queue gives up on single devices and
+ * reads every connection's device once the current call is back.
+ */
+#define PENDING_MAX 10000
 
 static const char sql_bindings[] =
 "SELECT u.device, b.gateway_session, b.bind_id "
@@ -108,10 +119,12 @@ static const char sql_bindings[] =
 
 static struct
 {
-	bothy_uuid *devices;		/* of the person connections at the start */
+	bothy_uuid *devices;		/* to read, oldest first from next */
 	size_t		count;
+	size_t		cap;
 	size_t		next;			/* the first device of the next batch */
 	gw_db_call *call;
+	bool		everything;		/* overflowed: read every person connection's device */
 } rec;
 
 static void submit_batch(void);
@@ -124,11 +137,8 @@ batch_done(void *arg, gw_db_result result, const PGresult *res)
 	(void) arg;
 	rec.call = NULL;
 	if (result != GW_DB_OK)
-	{
 		/* the signals to come, and the next loss's reconciliation, decide */
-		gw_log(GW_LOG_WARN, "device bindings not read back after a listener loss");
-		rec.next = rec.count;
-	}
+		gw_log(GW_LOG_WARN, "device bindings not read back");
 	else
 	{
 		for (i = 0; i < PQntuples(res); i++)
@@ -136,18 +146,16 @@ batch_done(void *arg, gw_db_result result, const PGresult *res)
 			bothy_uuid	device,
 						session,
 						bind;
-			const char *d = PQgetvalue(res, i, 0),
-					   *s = PQgetvalue(res, i, 1),
-					   *b = PQgetvalue(res, i, 2);
 
-			if (bothy_uuid_parse(d, strlen(d), &device) &&
-				bothy_uuid_parse(s, strlen(s), &session) &&
-				bothy_uuid_parse(b, strlen(b), &bind))
+			if (gw_db_uuid_at(res, i, 0, &device) && gw_db_uuid_at(res, i, 1, &session) &&
+				gw_db_uuid_at(res, i, 2, &bind))
 				gw_fence_device(&device, &session, &bind, NULL);
 		}
 	}
 	submit_batch();
 }
+
+static void collect_all(void);
 
 static void
 submit_batch(void)
@@ -158,10 +166,18 @@ submit_batch(void)
 				i;
 	const char *params[1];
 
+	if (rec.call != NULL)
+		return;					/* its answer submits the next */
+	if (n == 0 && rec.everything)
+	{
+		rec.everything = false;
+		rec.count = rec.next = 0;
+		collect_all();
+		n = rec.count;
+	}
 	if (n == 0)
 	{
-		free(rec.devices);
-		memset(&rec, 0, sizeof(rec));
+		rec.count = rec.next = 0;
 		return;
 	}
 	if (n > RECONCILE_BATCH)
@@ -170,8 +186,7 @@ submit_batch(void)
 	if (array == NULL)
 	{
 		gw_log(GW_LOG_ERROR, "device bindings not read back: out of memory");
-		rec.next = rec.count;
-		submit_batch();
+		rec.count = rec.next = 0;
 		return;
 	}
 	p = array;
@@ -191,49 +206,93 @@ submit_batch(void)
 	free(array);
 	if (rec.call == NULL)
 	{
-		gw_log(GW_LOG_WARN, "device bindings not read back after a listener loss");
-		rec.next = rec.count;
-		submit_batch();
+		gw_log(GW_LOG_WARN, "device bindings not read back");
+		rec.count = rec.next = 0;
 	}
+}
+
+/* Queues device to be read; false when the queue is full (or out of memory). */
+static bool
+enqueue(const bothy_uuid *device)
+{
+	if (rec.next > 0 && rec.next == rec.count)
+		rec.count = rec.next = 0;	/* all read: start the array over */
+	if (rec.count - rec.next >= PENDING_MAX)
+		return false;
+	if (rec.count == rec.cap)
+	{
+		size_t		cap = rec.cap == 0 ? 64 : 2 * rec.cap;
+		bothy_uuid *grown = realloc(rec.devices, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return false;
+		rec.devices = grown;
+		rec.cap = cap;
+	}
+	rec.devices[rec.count++] = *device;
+	return true;
 }
 
 static void
 collect(gw_client *c, void *arg)
 {
-	size_t	   *cap = arg;
-
+	(void) arg;
 	if (c->conn.state != GW_CS_READY)
 		return;
 	if (c->kind == GW_CONN_AGENT)
-	{
 		gw_session_save_now(c);
-		return;
-	}
-	if (c->kind != GW_CONN_PERSON || rec.devices == NULL)
-		return;
-	if (rec.count == *cap)
-	{
-		bothy_uuid *grown = realloc(rec.devices, 2 * *cap * sizeof(*grown));
+	else if (c->kind == GW_CONN_PERSON && !enqueue(&c->device))
+		rec.everything = true;	/* read again from the start, later */
+}
 
-		if (grown == NULL)
-			return;				/* the devices so far are read back */
-		rec.devices = grown;
-		*cap *= 2;
-	}
-	rec.devices[rec.count++] = c->device;
+static void
+collect_all(void)
+{
+	gw_hub_each_conn(&gw_clients_hub, collect, NULL);
 }
 
 void
 gw_fence_reconcile(void)
 {
-	size_t		cap = 64;
-
 	/* a reconciliation still running starts over with what is here now */
 	if (rec.call != NULL)
 		gw_db_cancel(rec.call);
-	free(rec.devices);
-	memset(&rec, 0, sizeof(rec));
-	rec.devices = malloc(cap * sizeof(*rec.devices));
-	gw_hub_each_conn(&gw_clients_hub, collect, &cap);
+	rec.call = NULL;
+	rec.count = rec.next = 0;
+	rec.everything = false;
+	collect_all();
+	submit_batch();
+}
+
+/* --- a signal of another node ---------------------------------------------- */
+
+typedef struct device_heard
+{
+	const bothy_uuid *bind;
+	bool		would_act;
+} device_heard;
+
+static void
+visit_heard(gw_client *c, void *arg)
+{
+	device_heard *h = arg;
+
+	if (c->kind == GW_CONN_PERSON && c->conn.state != GW_CS_CLOSING &&
+		bothy_uuid_compare(&c->bind, h->bind) < 0 &&
+		(c->conn.state == GW_CS_READY || c->conn.state == GW_CS_IDENTIFYING))
+		h->would_act = true;
+}
+
+void
+gw_fence_device_heard(const bothy_uuid *device, const bothy_uuid *bind)
+{
+	device_heard h = {bind, false};
+
+	gw_hub_each(&gw_clients_hub, GW_HUB_DEVICE, device, visit_heard, &h);
+	if (!h.would_act)
+		return;					/* nothing here it could take: no read */
+	gw_clients_stats.device_checks++;
+	if (!enqueue(device))
+		rec.everything = true;
 	submit_batch();
 }

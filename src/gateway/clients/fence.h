@@ -5,9 +5,10 @@
  *		consumer fencing (D-M7-17-4, close 4015).
  *
  * The same decision serves a binding made here (session.c, at ready: this
- * node's own signals are not delivered back to it) and a signal of another
- * node (clients.c), and after a lost listener the reconciliation
- * asks the database what the signals would have said.
+ * node's own signals are not delivered back to it) and a binding of
+ * another node, read from the database when its signal comes (clients.c)
+ * and after a lost listener, when the reconciliation asks the database
+ * what the signals would have said.
  */
 #ifndef BOTHY_GATEWAY_FENCE_H
 #define BOTHY_GATEWAY_FENCE_H
@@ -28,6 +29,15 @@
  */
 bool		gw_fence_device(const bothy_uuid *device, const bothy_uuid *session,
 							const bothy_uuid *bind, const gw_client *except);
+
+/*
+ * A gateway.device signal of another node said the device was bound with
+ * bind ID bind.  The signal is a hint, not the authority (docs/security.md):
+ * when a connection here could lose to it (an older bind ID), the device's
+ * binding is read from the database, with other devices heard meanwhile in
+ * one call, and gw_fence_device decides on what the database says.
+ */
+void		gw_fence_device_heard(const bothy_uuid *device, const bothy_uuid *bind);
 
 /*
  * The agent's stream was taken by holder (the nil UUID: released).  A

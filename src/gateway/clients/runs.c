@@ -7,6 +7,14 @@
  * read in flight.  An entry without signals for RUN_IDLE_MS is dropped; it
  * remembers the delivered version until then, so a late or repeated
  * signal of an older version delivers nothing.
+ *
+ * A signal is a hint to look, never the authority (docs/security.md): the
+ * document read says which thread the run is in and which version it is
+ * at.  The audience is asked for the thread the read used; when the
+ * document names another one, nothing is delivered and the run is read
+ * again at once with the document's thread.  What is counted delivered is
+ * the document's version, never the signal's: a version signalled beyond
+ * the document's is forgotten, so it cannot hold back the next real one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +37,9 @@ typedef struct run_entry
 {
 	gw_uuidmap_link in_runs;	/* runs, by run */
 	bothy_uuid	run;
-	bothy_uuid	thread;			/* of the newest signal */
+	bothy_uuid	thread;			/* of the newest signal, or of the document read */
+	bothy_uuid	reading_thread;	/* the thread the read in flight asks the audience of */
+	bool		reread;			/* the document named another thread: read again at once */
 	int64_t		wanted;			/* highest version signalled */
 	int64_t		reading;		/* the wanted version when the read in flight began */
 	int64_t		delivered;		/* highest version delivered here; -1: none */
@@ -47,9 +57,9 @@ static const bothy_uuid *run_key(const gw_uuidmap_link *l);
 static gw_uuidmap_link *buckets[RUN_BUCKETS];
 static gw_uuidmap runs = GW_UUIDMAP_FIXED(buckets, run_key);
 
-/* The head of a read: the document, its version and the first part's admitted. */
+/* The head of a read: the document, its version, its thread and the first part's admitted. */
 static const char sql_read[] =
-"SELECT d::text, d->>'version', " GW_AUDIENCE_COLUMN("$2", "$3") " "
+"SELECT d::text, d->>'version', d->>'thread', " GW_AUDIENCE_COLUMN("$2", "$3") " "
 "FROM bothy.run_document($1::uuid) AS d";
 
 static void start_read(run_entry *e);
@@ -87,7 +97,12 @@ timer_cb(lws_sorted_usec_list_t *sul)
 	if (e->call != NULL)
 		return;					/* the read's end schedules what follows */
 	if (e->wanted > e->delivered)
+	{
+		/* a signal's work, as the listener's hand-off marks it (core/db.h) */
+		gw_db_background_begin();
 		start_read(e);
+		gw_db_background_end();
+	}
 	else if (now - e->last_signal >= RUN_IDLE_MS)
 		drop(e);
 	else
@@ -107,16 +122,17 @@ schedule_next(run_entry *e)
 }
 
 /*
- * The head's answer: the document and its version, then the first part's
- * persons.  False when nothing is to be delivered.
+ * The head's answer: the document, its version and its thread, then the
+ * first part's persons.  False when nothing is to be delivered.
  */
 static bool
 read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
 {
 	run_entry  *e = arg;
-	long		version = e->reading;
+	long		version;
+	bothy_uuid	thread;
 
-	if (!ok || PQnfields(res) != 3 || PQgetisnull(res, 0, 0))
+	if (!ok || PQnfields(res) != 4 || PQgetisnull(res, 0, 0))
 	{
 		/* lost, as a lost signal (or an unknown run): the next signal reads again */
 		if (!ok)
@@ -126,14 +142,33 @@ read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, s
 	}
 
 	/*
-	 * A replaced seam need not return the version, nor a sane one: the
-	 * version signalled when the read began is the floor, so a lower or
-	 * missing one can never make the run be read again and again.
+	 * A replaced seam must return the stored version and thread
+	 * (docs/sql-api.md, "Replacing the seam"): without them no audience and
+	 * no order can be trusted, so nothing is delivered.
 	 */
-	if (PQgetisnull(res, 0, 1) ||
+	if (PQgetisnull(res, 0, 1) || PQgetisnull(res, 0, 2) ||
 		!bothy_parse_int(PQgetvalue(res, 0, 1), 0, INT64_C(9007199254740991), &version) ||
-		version < e->reading)
-		version = e->reading;
+		!gw_db_uuid_at(res, 0, 2, &thread))
+	{
+		gw_log(GW_LOG_WARN, "run document without its version or thread, not delivered");
+		e->wanted = e->delivered;
+		return false;
+	}
+	if (bothy_uuid_compare(&thread, &e->reading_thread) != 0)
+	{
+		/* the audience asked was another thread's: ask again, of the run's own */
+		gw_clients_stats.runs_contradicted++;
+		e->thread = thread;
+		e->reread = true;
+		return false;
+	}
+	if (version < e->reading)
+	{
+		/* a version the database never had: forgotten, unless a newer signal came */
+		gw_clients_stats.runs_contradicted++;
+		if (e->wanted == e->reading)
+			e->wanted = version > e->delivered ? version : e->delivered;
+	}
 	if (version <= e->delivered)
 		return false;
 	e->delivered = version;
@@ -173,6 +208,11 @@ read_done(void *arg, int failed)
 	(void) failed;				/* a part lost is lost, as a lost signal */
 	e->call = NULL;
 	gw_text_free(&e->ev);
+	if (e->reread)
+	{
+		e->reread = false;
+		e->window_until = 0;	/* the document's own thread, at once */
+	}
 	schedule_next(e);
 }
 
@@ -202,6 +242,7 @@ start_read(run_entry *e)
 	fence = e->unfenced ? 0 : e->fence;
 	e->fence = 0;
 	e->unfenced = false;
+	e->reading_thread = e->thread;
 	e->call = gw_audience_ask(sql_read, 1, params, &e->thread, persons, n, fence, &read_ops, e);
 	free(persons);
 	if (e->call == NULL)

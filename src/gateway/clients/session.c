@@ -209,11 +209,16 @@ identify_failed(gw_client *c)
 	arm_identify_deadline(c);
 }
 
-/* device_bind answered bind: ready, unless a newer binding is known (4017). */
+/*
+ * device_bind answered bind: ready, unless a newer binding is known (4017).
+ * c->bind may be this very binding: a gateway.device signal heard while
+ * the bind ran is checked against the database (fence.c), whose newest
+ * binding is then this one.
+ */
 static void
 person_bound(gw_client *c, const bothy_uuid *bind)
 {
-	bool		newest = bothy_uuid_compare(bind, &c->bind) > 0;
+	bool		newest = bothy_uuid_compare(bind, &c->bind) >= 0;
 
 	c->bind = *bind;
 	if (!newest || !gw_fence_device(&c->device, &c->session, bind, c))

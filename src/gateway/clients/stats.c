@@ -93,6 +93,12 @@ gw_clients_metrics_write(gw_metrics_out *b)
 	gw_metrics_counter(b, "bothy_gateway_runs_too_large_total",
 					   "Run documents not delivered because they exceed half of --send-queue.",
 					   s->runs_too_large);
+	gw_metrics_counter(b, "bothy_gateway_device_signal_checks_total",
+					   "gateway.device signals that could close a connection here, checked against the binding in the database.",
+					   s->device_checks);
+	gw_metrics_counter(b, "bothy_gateway_run_signals_contradicted_total",
+					   "Run reads whose document's thread or version was not the signal's: delivered as the document says.",
+					   s->runs_contradicted);
 	gw_metrics_counter(b, "bothy_gateway_run_read_failures_total",
 					   "Run document reads that failed.", s->run_read_failures);
 	gw_metrics_counter(b, "bothy_gateway_hints_not_admitted_total",

@@ -66,6 +66,8 @@ typedef struct gw_clients_metrics
 	uint64_t	typing_rejected;	/* typing ops of a sender who may not see the thread */
 	uint64_t	run_snapshots;		/* run.updated snapshots delivered (per run read) */
 	uint64_t	runs_coalesced;		/* gateway.run signals folded into another read */
+	uint64_t	device_checks;		/* gateway.device signals checked against the database */
+	uint64_t	runs_contradicted;	/* reads whose document's thread or version the signal misstated */
 	uint64_t	runs_too_large;		/* run documents over half the send queue */
 	uint64_t	run_read_failures;
 	uint64_t	hints_not_admitted; /* hints of a thread the recipient may not see */

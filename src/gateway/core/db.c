@@ -8,6 +8,13 @@
  * passes while it runs cannot be cancelled without a blocking PQcancel, so
  * its slot is reset instead: the server ends the statement when it sees
  * the connection gone.
+ *
+ * Two queues: the calls of clients (identify, REST, presence, publish)
+ * and the background calls that signals caused (db.h,
+ * gw_db_background_begin).  A free slot takes a client's call first, and
+ * background calls never hold every slot, so a flood of signals from the
+ * channel delays no identify behind its reads (docs/security.md); the
+ * background queue is bounded, and a call past it is refused at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,7 @@ struct gw_db_call
 	void	   *arg;
 	db_slot    *slot;			/* running here, or NULL */
 	gw_dbread_call read;		/* a read for a standby (dbread.c); fence 0: none */
+	bool		background;		/* caused by a signal: db->background, never every slot */
 	lws_usec_t	queued_at;
 	lws_usec_t	deadline;		/* queued_at + the pool's timeout */
 };
@@ -49,13 +57,19 @@ struct gw_db
 	int			timeout_ms;
 	int			nslots;
 	db_slot    *slots;
-	lws_dll2_owner_t queue;		/* waiting calls, oldest first */
+	lws_dll2_owner_t queue;		/* waiting calls of clients, oldest first */
+	lws_dll2_owner_t background;	/* waiting background calls, oldest first */
 	lws_dll2_owner_t pending;	/* waiting or running, oldest (first due) first */
 	lws_sorted_usec_list_t sul_deadline;	/* armed for a call of pending */
 	lws_usec_t	sul_at;			/* when it fires; 0: not armed */
 	bool		was_up;			/* for the one record per outage */
+	lws_usec_t	timeout_logged;	/* when "database call timed out" was last logged */
+	uint64_t	timeouts_unlogged;	/* time-outs since */
 	gw_dbread  *reads;			/* the standbys, or NULL */
 };
+
+/* Calls submitted now are background calls while this is above 0. */
+static int	background_depth;
 
 static void dispatch(gw_db *db);
 static gw_db_call *submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams,
@@ -80,7 +94,14 @@ gw_db_finish(gw_db_call *c, gw_db_result result, const PGresult *res)
 
 	gw_metrics_db_call(result, seconds);
 	if (c->cb != NULL)
+	{
+		/* what a background call's answer submits is background work too */
+		if (c->background)
+			background_depth++;
 		c->cb(c->arg, result, res);
+		if (c->background)
+			background_depth--;
+	}
 	call_free(c);
 }
 
@@ -118,8 +139,18 @@ static void
 expire(gw_db_call *c)
 {
 	db_slot    *slot = c->slot;
+	gw_db	   *db = c->db;
+	lws_usec_t	now = lws_now_usecs();
 
-	gw_log(GW_LOG_WARN, "database call timed out");
+	/* one record a second at most: a flood of calls times out as one line */
+	db->timeouts_unlogged++;
+	if (now - db->timeout_logged >= LWS_US_PER_SEC)
+	{
+		gw_logf(GW_LOG_WARN, "database call timed out", "count=%llu",
+				(unsigned long long) db->timeouts_unlogged);
+		db->timeout_logged = now;
+		db->timeouts_unlogged = 0;
+	}
 	if (c->read.slot != NULL)
 		gw_dbread_detach(c);
 	else if (slot != NULL)
@@ -168,26 +199,54 @@ slot_send(db_slot *slot, gw_db_call *c)
 	return gw_pgconn_flush(&slot->pc);
 }
 
+/* The queue a waiting call belongs in. */
+static lws_dll2_owner_t *
+queue_of(gw_db_call *c)
+{
+	return c->background ? &c->db->background : &c->db->queue;
+}
+
+/*
+ * The next call for a free slot: a client's first; a background one only
+ * while fewer than all slots (all but one, with two or more) run one.
+ */
+static gw_db_call *
+next_call(gw_db *db)
+{
+	int			i,
+				running = 0;
+
+	if (db->queue.count > 0)
+		return lws_container_of(db->queue.head, gw_db_call, queue);
+	if (db->background.count == 0)
+		return NULL;
+	for (i = 0; i < db->nslots; i++)
+		if (db->slots[i].call != NULL && db->slots[i].call->background)
+			running++;
+	if (running >= (db->nslots > 1 ? db->nslots - 1 : 1))
+		return NULL;
+	return lws_container_of(db->background.head, gw_db_call, queue);
+}
+
 static void
 dispatch(gw_db *db)
 {
 	int			i;
+	gw_db_call *c;
 
-	for (i = 0; i < db->nslots && db->queue.count > 0; i++)
+	for (i = 0; i < db->nslots && (c = next_call(db)) != NULL; i++)
 	{
 		db_slot    *slot = &db->slots[i];
-		gw_db_call *c;
 
 		if (slot->pc.state != GW_PG_UP || slot->call != NULL)
 			continue;
-		c = lws_container_of(db->queue.head, gw_db_call, queue);
 		lws_dll2_remove(&c->queue);
 		if (!slot_send(slot, c))
 		{
-			/* the connection is broken: back to the head of the queue */
+			/* the connection is broken: back to the head of its queue */
 			slot->call = NULL;
 			c->slot = NULL;
-			lws_dll2_add_head(&c->queue, &db->queue);
+			lws_dll2_add_head(&c->queue, queue_of(c));
 			gw_pgconn_lost(&slot->pc);
 		}
 	}
@@ -336,7 +395,7 @@ gw_db_to_primary(gw_db_call *c)
 		call_free(c);
 		return;
 	}
-	lws_dll2_add_tail(&c->queue, &c->db->queue);
+	lws_dll2_add_tail(&c->queue, queue_of(c));
 	dispatch(c->db);
 }
 
@@ -427,10 +486,16 @@ submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams, const gw_db_p
 
 	if (nparams > GW_DB_MAX_PARAMS || db->pending.count >= GW_DB_MAX_QUEUE)
 		return NULL;
+	if (background_depth > 0 && db->background.count >= GW_DB_MAX_BACKGROUND)
+	{
+		gw_stats.db_background_refused++;
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
 	c->db = db;
+	c->background = background_depth > 0;
 	c->sql = sql;
 	c->cb = cb;
 	c->arg = arg;
@@ -453,9 +518,21 @@ submit_to(gw_db *db, uint64_t fence, const char *sql, int nparams, const gw_db_p
 	c->read.read_until = c->queued_at + (lws_usec_t) db->timeout_ms * LWS_US_PER_MS / 2;
 	if (fence != 0 && db->reads != NULL && gw_dbread_take(db->reads, &c->read))
 		return c;
-	lws_dll2_add_tail(&c->queue, &db->queue);
+	lws_dll2_add_tail(&c->queue, queue_of(c));
 	dispatch(db);
 	return c;
+}
+
+void
+gw_db_background_begin(void)
+{
+	background_depth++;
+}
+
+void
+gw_db_background_end(void)
+{
+	background_depth--;
 }
 
 gw_db_call *
@@ -557,9 +634,10 @@ gw_db_destroy(gw_db *db)
 			call_free(slot->call);
 		}
 	}
-	while (db->queue.head != NULL)
+	while (db->queue.head != NULL || db->background.head != NULL)
 	{
-		gw_db_call *c = lws_container_of(db->queue.head, gw_db_call, queue);
+		gw_db_call *c = lws_container_of(db->queue.head != NULL ? db->queue.head : db->background.head,
+										 gw_db_call, queue);
 
 		lws_dll2_remove(&c->queue);
 		c->cb = NULL;

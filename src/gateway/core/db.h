@@ -22,6 +22,7 @@
 
 #define GW_DB_MAX_PARAMS 8
 #define GW_DB_MAX_QUEUE 100000	/* calls waiting at once; more are refused */
+#define GW_DB_MAX_BACKGROUND 1000	/* background calls waiting at once; more are refused */
 
 typedef struct gw_db gw_db;
 typedef struct gw_db_call gw_db_call;
@@ -67,6 +68,18 @@ gw_db_call *gw_db_submit_params(gw_db *db, const char *sql, int nparams,
  */
 gw_db_call *gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
 							  const gw_db_param *params, gw_db_cb cb, void *arg);
+
+/*
+ * Between begin and end, calls submitted are background calls: work a
+ * signal caused, which waits behind every client's call and never holds
+ * all the slots; past GW_DB_MAX_BACKGROUND waiting, submit returns NULL
+ * (counted in bothy_gateway_db_background_refused_total).  The listener
+ * hands every signal to the routes inside such a scope, and the callback
+ * of a background call runs inside one, so what a signal sets going stays
+ * background to its end.  Nests.
+ */
+void		gw_db_background_begin(void);
+void		gw_db_background_end(void);
 
 /* The caller goes away: cb is not called.  A running call finishes unseen. */
 void		gw_db_cancel(gw_db_call *call);

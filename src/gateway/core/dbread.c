@@ -102,7 +102,11 @@ struct gw_dbread
 	int			next;			/* round robin */
 	int			wait_ms;
 	int			retry_ms;
-	uint64_t	newest_fence;	/* the highest fence a read carried (for the lag gauge) */
+	uint64_t	newest_fence;	/* the highest fence confirmed: replayed, or the primary's (the lag gauge) */
+	gw_db_call *verify;			/* the primary's position asked after a missed fence, or NULL */
+	int			verify_sb;		/* ... for this standby (index into sbs) */
+	uint64_t	verify_fence;	/* ... which missed this fence */
+	lws_usec_t	refused_logged;	/* "wal fence beyond the primary" last logged */
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
 	lws_sorted_usec_list_t sul_queue;	/* the oldest queued call's wait for one */
 };
@@ -152,6 +156,62 @@ take_out(standby *sb, const char *why)
 	if (sb->out_until == 0 || now >= sb->out_until)
 		gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
 	sb->out_until = now + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
+}
+
+static bool parse_lsn(const char *p, uint64_t *out);
+
+static void
+confirm(gw_dbread *r, uint64_t fence)
+{
+	if (fence > r->newest_fence)
+		r->newest_fence = fence;
+}
+
+/* The primary's flushed position came back: was the missed fence real? */
+static void
+verified(void *arg, gw_db_result result, const PGresult *res)
+{
+	gw_dbread  *r = arg;
+	standby    *sb = &r->sbs[r->verify_sb];
+	uint64_t	primary;
+	lws_usec_t	now = lws_now_usecs();
+
+	r->verify = NULL;
+	if (result != GW_DB_OK || PQntuples(res) != 1 || PQgetisnull(res, 0, 0) ||
+		!parse_lsn(PQgetvalue(res, 0, 0), &primary))
+		return;					/* not known: the standby stays, the next miss asks again */
+	if (r->verify_fence <= primary)
+	{
+		confirm(r, r->verify_fence);
+		take_out(sb, "lagging");
+		return;
+	}
+	/* no commit of bothy's is there yet: the fan-out worker flushes before it notifies */
+	gw_read_stats_now.fences_refused++;
+	if (r->refused_logged == 0 || now - r->refused_logged >= 10 * LWS_US_PER_SEC)
+	{
+		gw_log(GW_LOG_WARN, "wal fence beyond the primary's WAL position, standby kept in rotation");
+		r->refused_logged = now;
+	}
+}
+
+/*
+ * A read waited --database-read-wait in vain for its fence on sb.  A fence
+ * is a claim heard on the channel, not a fact (docs/security.md): the
+ * standby leaves the rotation only once the primary said it had flushed
+ * that position; meanwhile, and if it had not, the standby stays.  One
+ * question at a time; a miss while it runs waits for the next miss.
+ */
+static void
+lagging(standby *sb, uint64_t fence)
+{
+	gw_dbread  *r = sb->r;
+
+	if (r->verify != NULL)
+		return;
+	r->verify_sb = (int) (sb - r->sbs);
+	r->verify_fence = fence;
+	r->verify = gw_db_submit(r->db, "SELECT pg_current_wal_flush_lsn()::text", 0, NULL, verified, r);
 }
 
 /* The call goes to the primary, counted by why. */
@@ -222,7 +282,7 @@ bound_cb(lws_sorted_usec_list_t *sul)
 	if (checking)
 	{
 		/* the fence not seen replayed within --database-read-wait */
-		take_out(s->sb, "lagging");
+		lagging(s->sb, gw_db_call_read(s->call)->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 	}
 	else
@@ -261,7 +321,10 @@ start(rslot *s)
 		rc->wait_until = rc->wait_from + (lws_usec_t) s->sb->r->wait_ms * LWS_US_PER_MS;
 	}
 	if (seen)
+	{
+		confirm(sb->r, rc->fence);
 		count_wait((double) (now - rc->wait_from) / 1e6);	/* 0 unless a recheck */
+	}
 	arm_bound(s, seen ? rc->read_until : rc->wait_until, now);
 	if (!send_statement(s, !seen))
 	{
@@ -398,12 +461,13 @@ checked(rslot *s, const PGresult *res)
 	if (now >= rc->wait_until)
 	{
 		/* an answer past the bound is too late, even one with the fence */
-		take_out(sb, "lagging");
+		lagging(sb, rc->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 		return;
 	}
 	if (s->seen >= rc->fence)
 	{
+		confirm(sb->r, rc->fence);
 		count_wait((double) (now - rc->wait_from) / 1e6);
 		arm_bound(s, rc->read_until, now);
 		if (!send_statement(s, false))
@@ -650,8 +714,6 @@ gw_dbread_take(gw_dbread *r, gw_dbread_call *rc)
 	int			k;
 	bool		any = false;
 
-	if (rc->fence > r->newest_fence)
-		r->newest_fence = rc->fence;
 	for (k = 0; k < r->n; k++)
 		if (in_rotation(&r->sbs[k], now))
 			any = true;
@@ -757,6 +819,9 @@ gw_dbread_metrics(gw_metrics_out *out)
 
 	gw_metrics_counter(out, "bothy_gateway_standby_reads_total",
 					   "Read calls a standby answered.", gw_read_stats_now.standby_reads);
+	gw_metrics_counter(out, "bothy_gateway_standby_fences_refused_total",
+					   "Fences a read missed on a standby that lay beyond the primary's flushed WAL: the standby stayed in rotation.",
+					   gw_read_stats_now.fences_refused);
 	gw_metrics_header(out, "bothy_gateway_standby_fallbacks_total", "counter",
 					  "Read calls with a fence the primary answered, by why.");
 	for (i = 0; i < GW_READ_FALLBACK_COUNT; i++)
@@ -806,6 +871,7 @@ gw_dbread_destroy(gw_dbread *r)
 
 	if (r == NULL)
 		return;
+	gw_db_cancel(r->verify);	/* the pool outlives the standbys (server.c) */
 	for (k = 0; k < r->n; k++)
 	{
 		standby    *sb = &r->sbs[k];

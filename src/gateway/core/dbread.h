@@ -58,6 +58,7 @@ typedef enum gw_read_fallback
 typedef struct gw_read_stats
 {
 	uint64_t	standby_reads;	/* answered by a standby */
+	uint64_t	fences_refused;	/* missed fences beyond the primary's flushed WAL: nobody's commit */
 	uint64_t	fallbacks[GW_READ_FALLBACK_COUNT];
 	uint64_t	wait_bucket[GW_N_READ_WAIT_BUCKETS];	/* fence waits, not cumulative */
 	uint64_t	wait_count;

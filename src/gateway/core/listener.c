@@ -2,18 +2,25 @@
  * core/listener.c
  *		The shared listener (see listener.h).
  *
- * LISTEN is sent on every new connection; the connection counts as up
- * only once its result is in, because a payload sent before that is not
- * ours to receive.  Reconciling after LISTEN (not after connect) closes
- * the gap: whatever was missed is read from the database after the node
- * can hear new signals again.
+ * LISTEN is sent on every new connection, with the read of the channel
+ * key in the same query; the connection counts as up only once both
+ * results are in, because a payload sent before that is not ours to
+ * receive, and none can be checked without the key.  The key is the one
+ * of the server this connection reached, and it changes only with a
+ * restart or a failover, which end the connection too (core/channel.h).
+ * Reconciling after LISTEN (not after connect) closes the gap: whatever
+ * was missed is read from the database after the node can hear new
+ * signals again.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel.h"
 #include "core/listener.h"
 #include "core/metrics.h"
 #include "core/pgconn.h"
+#include "core/conn.h"
+#include "core/db.h"
 #include "core/route.h"
 #include "logline.h"
 #include "signal.h"
@@ -31,10 +38,27 @@ gw_listener_fence(void)
 	return current_fence;
 }
 
+/* At most one record per this many ms for refused payloads (a flood is one line). */
+#define REFUSED_LOG_INTERVAL_MS 10000
+
+/*
+ * Payloads handed on per turn of the loop.  libpq reads every notification
+ * the socket holds at once; handing thousands on in one callback would
+ * keep the loop from every client meanwhile (a flood of signals would hold
+ * up identifies), so the rest waits in libpq's list for the next turn.
+ */
+#define LISTENER_BATCH 64
+
 struct gw_listener
 {
 	gw_pgconn	pc;
-	bool		listening;		/* LISTEN's result was ok on this connection */
+	bool		listening;		/* LISTEN and the key read were ok on this connection */
+	bool		listen_ok;		/* ... LISTEN's result was ok, while they run */
+	bool		key_ok;			/* ... the key was read, while they run */
+	uint8_t		key[BOTHY_ENVELOPE_KEY_BYTES];	/* the channel key of this connection's server */
+	int64_t		refused_logged_ms;	/* gw_mono_ms of the last refusal record; 0: none */
+	lws_sorted_usec_list_t sul_drain;	/* the next turn's batch, while libpq holds more */
+	uint64_t	refused_unlogged;	/* refusals since that record */
 	bool		lost;			/* a loss since the last LISTEN: reconcile next */
 	const char *conninfo;
 	const int  *backoff_ms;
@@ -57,9 +81,22 @@ listener_up(gw_pgconn *pc)
 {
 	gw_listener *l = pc->owner;
 
-	l->listening = false;
-	if (!PQsendQuery(pc->pg, "LISTEN ephemeral") || !gw_pgconn_flush(pc))
+	l->listening = l->listen_ok = l->key_ok = false;
+	if (!PQsendQuery(pc->pg, "LISTEN ephemeral; SELECT bothy.channel_key()") ||
+		!gw_pgconn_flush(pc))
 		gw_pgconn_lost(pc);
+}
+
+/* One result of the LISTEN and key query: LISTEN's, then the key's row. */
+static void
+listen_result(gw_listener *l, const PGresult *res)
+{
+	if (PQresultStatus(res) == PGRES_COMMAND_OK)
+		l->listen_ok = true;
+	else if (PQresultStatus(res) == PGRES_TUPLES_OK && l->listen_ok && PQntuples(res) == 1 &&
+			 PQnfields(res) == 1 && !PQgetisnull(res, 0, 0))
+		l->key_ok = gw_channel_parse_key(PQgetvalue(res, 0, 0),
+										 (size_t) PQgetlength(res, 0, 0), l->key);
 }
 
 static void
@@ -69,7 +106,9 @@ listen_done(gw_listener *l, bool ok)
 
 	if (!ok)
 	{
-		gw_log(GW_LOG_ERROR, "LISTEN ephemeral failed");
+		/* bothy_gateway may LISTEN and read the key; no other login may */
+		gw_log(GW_LOG_ERROR, l->listen_ok ? "channel key not readable (is the login a member of bothy_gateway?)"
+			   : "LISTEN ephemeral failed (is the login a member of bothy_gateway?)");
 		gw_pgconn_lost(&l->pc);
 		return;
 	}
@@ -106,18 +145,49 @@ forget_fence_of(gw_listener *l, int be_pid)
 }
 
 /*
- * One payload: decoded once for every route.  A route acts on its own
+ * A payload not signed with the key: counted by reason, and logged at most
+ * once per REFUSED_LOG_INTERVAL_MS with the count since the last record,
+ * so a flood of forgeries costs no database call and no flood of lines.
+ */
+static void
+refuse(gw_listener *l, gw_channel_verdict v, int be_pid)
+{
+	int64_t		now = gw_mono_ms();
+
+	forget_fence_of(l, be_pid);
+	gw_stats.signals_refused[v]++;
+	l->refused_unlogged++;
+	if (l->refused_logged_ms != 0 && now - l->refused_logged_ms < REFUSED_LOG_INTERVAL_MS)
+		return;
+	gw_logf(GW_LOG_WARN, "signal refused: not signed with the channel key",
+			"reason=%s count=%llu", gw_channel_verdict_code(v),
+			(unsigned long long) l->refused_unlogged);
+	l->refused_logged_ms = now;
+	l->refused_unlogged = 0;
+}
+
+/*
+ * One payload: checked against the key, then decoded once for every route.  A route acts on its own
  * kinds and says whether the signal was this node's own (D-M7-17-1: a node
  * delivers its events locally before it sends them).
  */
 static void
-hand_to_routes(gw_listener *l, const char *payload, size_t len, int be_pid)
+hand_to_routes(gw_listener *l, const char *wire, size_t wirelen, int be_pid)
 {
+	char		payload[BOTHY_CHANNEL_MAX_BYTES + 1];
+	size_t		len;
+	gw_channel_verdict v;
 	bothy_signal sig;
 	bothy_decode_error err;
 	bool		own = false;
 	int			i;
 
+	v = gw_channel_open(l->key, wire, wirelen, payload, sizeof(payload), &len);
+	if (v != GW_CHANNEL_SIGNED)
+	{
+		refuse(l, v, be_pid);
+		return;
+	}
 	switch (bothy_signal_decode(payload, len, &sig, &err))
 	{
 		case BOTHY_DECODE_MALFORMED:
@@ -141,9 +211,12 @@ hand_to_routes(gw_listener *l, const char *payload, size_t len, int be_pid)
 		return;
 	}
 	current_fence = be_pid == l->fence_pid ? l->fence_lsn : 0;
+	/* what a signal sets going waits behind the clients' calls (core/db.h) */
+	gw_db_background_begin();
 	for (i = 0; i < gw_route_count(); i++)
 		if (gw_route_at(i)->signal != NULL && gw_route_at(i)->signal(&sig))
 			own = true;
+	gw_db_background_end();
 	current_fence = 0;
 	if (own)
 		gw_stats.signals_own++;
@@ -151,11 +224,40 @@ hand_to_routes(gw_listener *l, const char *payload, size_t len, int be_pid)
 		gw_stats.signals_received[sig.kind]++;
 }
 
+static void drain_cb(lws_sorted_usec_list_t *sul);
+
+/* One batch of what libpq has read; the next one a turn of the loop later. */
+static void
+drain(gw_listener *l)
+{
+	PGnotify   *n;
+	int			i;
+
+	for (i = 0; i < LISTENER_BATCH && (n = PQnotifies(l->pc.pg)) != NULL; i++)
+	{
+		if (strcmp(n->relname, "ephemeral") == 0)
+			hand_to_routes(l, n->extra, strlen(n->extra), n->be_pid);
+		PQfreemem(n);
+		if (l->pc.state != GW_PG_UP)
+			return;
+	}
+	if (i == LISTENER_BATCH)
+		lws_sul_schedule(l->context, 0, &l->sul_drain, drain_cb, 1);
+}
+
+static void
+drain_cb(lws_sorted_usec_list_t *sul)
+{
+	gw_listener *l = lws_container_of(sul, gw_listener, sul_drain);
+
+	if (l->pc.state == GW_PG_UP && l->listening)
+		drain(l);
+}
+
 static void
 listener_io(gw_pgconn *pc)
 {
 	gw_listener *l = pc->owner;
-	PGnotify   *n;
 
 	if (pc->flushing && !gw_pgconn_flush(pc))
 	{
@@ -170,25 +272,23 @@ listener_io(gw_pgconn *pc)
 	while (!PQisBusy(pc->pg))
 	{
 		PGresult   *res = PQgetResult(pc->pg);
-		bool		ok;
 
 		if (res == NULL)
-			break;
-		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-		PQclear(res);
-		if (!l->listening)
 		{
-			listen_done(l, ok);
-			if (pc->state != GW_PG_UP)
-				return;
+			/* the LISTEN and key query's results are all in: up, or lost */
+			if (!l->listening)
+			{
+				listen_done(l, l->listen_ok && l->key_ok);
+				if (pc->state != GW_PG_UP)
+					return;
+			}
+			break;
 		}
+		if (!l->listening)
+			listen_result(l, res);
+		PQclear(res);
 	}
-	while ((n = PQnotifies(pc->pg)) != NULL)
-	{
-		if (strcmp(n->relname, "ephemeral") == 0)
-			hand_to_routes(l, n->extra, strlen(n->extra), n->be_pid);
-		PQfreemem(n);
-	}
+	drain(l);
 	if (PQstatus(pc->pg) == CONNECTION_BAD)
 		gw_pgconn_lost(pc);
 }
@@ -206,6 +306,7 @@ listener_down(gw_pgconn *pc)
 	}
 	l->lost = true;
 	l->listening = false;
+	lws_sul_cancel(&l->sul_drain);	/* what libpq held went with the connection */
 	l->fence_pid = 0;			/* a batch's fence may have been missed */
 	gw_stats.listener_up = 0;
 }
@@ -246,6 +347,7 @@ gw_listener_destroy(gw_listener *l)
 {
 	if (l == NULL)
 		return;
+	lws_sul_cancel(&l->sul_drain);
 	gw_pgconn_stop(&l->pc);
 	gw_stats.listener_up = 0;
 	free(l);

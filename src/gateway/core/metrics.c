@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel.h"
 #include "core/metrics.h"
 #include "core/dbread.h"
 #include "core/route.h"
@@ -178,6 +179,9 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 	gw_metrics_put(&b, "bothy_gateway_db_call_duration_seconds_sum %.6f\n", gw_stats.db_seconds_sum);
 	gw_metrics_put(&b, "bothy_gateway_db_call_duration_seconds_count %llu\n",
 				   (unsigned long long) count);
+	gw_metrics_counter(&b, "bothy_gateway_db_background_refused_total",
+					   "Database calls a signal caused, refused at once: their queue was full.",
+					   gw_stats.db_background_refused);
 	gw_metrics_gauge(&b, "bothy_gateway_db_up",
 					 "1 while a query connection to the database is open.", db_up);
 	gw_metrics_gauge(&b, "bothy_gateway_ready", "1 while /readyz answers 200.", ready);
@@ -216,6 +220,12 @@ gw_metrics_render(int db_up, int ready, char **out, size_t *len)
 		gw_metrics_put(&b, "bothy_gateway_signals_dropped_total{reason=\"%s\"} %llu\n",
 					   bothy_reason_code((bothy_reason) i),
 					   (unsigned long long) gw_stats.signals_dropped[i]);
+	gw_metrics_header(&b, "bothy_gateway_signals_refused_total", "counter",
+					  "Payloads on ephemeral not signed with the channel key, refused unread, by reason.");
+	for (i = GW_CHANNEL_UNSIGNED; i < GW_CHANNEL_VERDICT_COUNT; i++)
+		gw_metrics_put(&b, "bothy_gateway_signals_refused_total{reason=\"%s\"} %llu\n",
+					   gw_channel_verdict_code((gw_channel_verdict) i),
+					   (unsigned long long) gw_stats.signals_refused[i]);
 	gw_metrics_counter(&b, "bothy_gateway_signals_published_total",
 					   "Signals this node originated and staged (multi mode).",
 					   gw_stats.signals_published);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/channel.h"
 #include "core/route.h"
 #include "signal.h"
 
@@ -37,6 +38,7 @@ typedef struct gw_metrics
 	uint64_t	frames_out;		/* messages written */
 	uint64_t	closes[GW_MAX_CLOSE_CODES + 1];	/* by gw_route_close_codes; last: other */
 	uint64_t	db_calls[GW_DB_RESULT_COUNT];
+	uint64_t	db_background_refused;	/* background calls refused: their queue was full */
 	uint64_t	db_bucket[GW_N_DB_BUCKETS];	/* cumulative at render time */
 	double		db_seconds_sum;
 	uint64_t	listener_losses;
@@ -47,6 +49,7 @@ typedef struct gw_metrics
 	uint64_t	signals_own;	/* this node's own signals, ignored */
 	uint64_t	signals_ignored;	/* kinds outside gateway., terminal. and wal. */
 	uint64_t	signals_dropped[BOTHY_REASON_COUNT];	/* malformed, by reason */
+	uint64_t	signals_refused[GW_CHANNEL_VERDICT_COUNT];	/* not signed with the channel key, by verdict */
 	uint64_t	signals_published;	/* this node's signals staged */
 	uint64_t	publish_failures;	/* ... that could not be staged */
 	uint64_t	send_queue_overflows;

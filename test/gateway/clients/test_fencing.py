@@ -99,16 +99,21 @@ def test_crossing_binds_leave_exactly_one_connection(gateways, keys):
         assert survivors[0] == max(binds)
 
 
-def test_an_older_device_signal_changes_nothing_and_a_newer_one_closes(gateways, keys, pg):
+def test_an_older_device_signal_changes_nothing_and_a_newer_one_closes_only_as_bound(gateways, keys, pg):
+    """D-M7-17-3 with the database as the authority (docs/security.md): a
+    signal of an older binding changes nothing; one of a newer binding that
+    the database does not hold changes nothing either (the binding is read
+    before a 4017); once the database holds it, the signal closes."""
     node = gateways(1)
     person, device = new_id(), new_id()
     older = pg.query("SELECT bothy.uuidv7()::text")[0][0]
 
-    def publish(bind):
+    def publish(bind, session=None):
         pg.query("SELECT bothy.publish('gateway.device', jsonb_build_object('node', %s::text, "
-                 "'device', %s::text, 'gateway_session', gen_random_uuid(), 'bind_id', %s::text))",
-                 FOREIGN_NODE, device, bind)
+                 "'device', %s::text, 'gateway_session', coalesce(%s::text, gen_random_uuid()::text), "
+                 "'bind_id', %s::text))", FOREIGN_NODE, device, session, bind)
     received = 'bothy_gateway_signals_received_total{kind="gateway.device"}'
+    checks = "bothy_gateway_device_signal_checks_total"
 
     async def go():
         ws, _ = await identify(node.url, keys.person(person, device))
@@ -116,10 +121,19 @@ def test_an_older_device_signal_changes_nothing_and_a_newer_one_closes(gateways,
         publish(older)
         poll_until(lambda: node.metric(received) == before + 1, timeout=5, what="older signal")
         stays = await alive(ws)
+        assert node.metric(checks) == 0         # older than the connection: not even read
         publish(pg.query("SELECT bothy.uuidv7()::text")[0][0])
+        poll_until(lambda: node.metric(checks) == 1, timeout=5, what="newer signal checked")
+        stays_unbound = await alive(ws)
+        # the binding elsewhere, as bothy.device_bind writes it, then its signal
+        bind, session = pg.query(
+            "UPDATE bothy.device_bindings SET gateway_session = gen_random_uuid(), "
+            "bind_id = bothy.uuidv7(), node = %s WHERE device = %s "
+            "RETURNING bind_id::text, gateway_session::text", FOREIGN_NODE, device)[0]
+        publish(bind, session)
         code = await closed_with(ws)
-        return stays, code
-    assert run(go()) == (True, 4017)
+        return stays, stays_unbound, code
+    assert run(go()) == (True, True, 4017)
 
 
 def test_a_binding_whose_signal_was_lost_is_found_by_the_reconciliation(gateways, keys, pg):

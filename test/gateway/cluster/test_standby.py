@@ -18,7 +18,7 @@ import pytest
 
 from cluster import Client, World
 from conftest import (GATEWAY, PG_CONF, WORK, Gateway, Instance, new_id, poll_until,
-                      run)
+                      run, seal)
 
 BIN = subprocess.run(["pg_config", "--bindir"], stdout=subprocess.PIPE, text=True,
                      check=True).stdout.strip()
@@ -240,6 +240,23 @@ def test_the_standby_killed_mid_stream_then_started_again(primary, standby, node
 FOREIGN_NODE = "01890a5d-ac96-774b-bcce-b302099a8057"
 
 
+def typing_of(thread, typer):
+    return ('{"kind":"gateway.typing","node":"%s","thread":"%s","principal":"%s"}'
+            % (FOREIGN_NODE, thread, typer))
+
+
+def notify_from_one_session(primary, payloads):
+    """payloads, signed, notified in this order by one session in one
+    transaction: one be_pid, as the fan-out worker sends a batch."""
+    key = primary.channel_key()
+    conn = primary.connect(autocommit=False)
+    cur = conn.cursor()
+    for payload in payloads:
+        cur.execute("SELECT pg_notify('ephemeral', %s)", (seal(key, payload),))
+    conn.commit()
+    conn.close()
+
+
 def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
         primary, standby, nodes, keys):
     """One session notifies a wal.fence (lsn 1, replayed long ago), then a
@@ -255,14 +272,8 @@ def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
     poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
 
     def notify(typer, between):
-        conn = primary.connect(autocommit=False)
-        cur = conn.cursor()
-        for payload in ['{"kind":"wal.fence","lsn":1}', *between,
-                        '{"kind":"gateway.typing","node":"%s","thread":"%s","principal":"%s"}'
-                        % (FOREIGN_NODE, thread, typer)]:
-            cur.execute("SELECT pg_notify('ephemeral', %s)", (payload,))
-        conn.commit()
-        conn.close()
+        notify_from_one_session(primary, ['{"kind":"wal.fence","lsn":1}', *between,
+                                          typing_of(thread, typer)])
 
     async def go():
         m = await Client.open(a.url, keys.person(watcher))
@@ -277,6 +288,35 @@ def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
         await m.close()
     run(go())
     assert 'signal dropped as malformed' in a.log
+
+
+def test_a_fence_from_the_future_keeps_the_standby_in_rotation(primary, standby, nodes, keys):
+    """A wal.fence beyond anything the primary wrote (a forgery signed with
+    the key, or a bug): the typing after it is delivered, read on the
+    primary once the standby missed the fence, and the standby stays in
+    rotation, because the primary says it never flushed that position; the
+    lag gauge keeps to confirmed fences (docs/security.md, standbys.md
+    "A fence from the future")."""
+    (a,) = nodes(1)
+    w = World(primary)
+    watcher, typer = new_id(), new_id()
+    _, thread = w.room(watcher, typer)
+    replayed(primary, standby)
+    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+    async def go():
+        m = await Client.open(a.url, keys.person(watcher))
+        waited = a.metric(FALLBACK % "wait")
+        notify_from_one_session(primary, ['{"kind":"wal.fence","lsn":%d}' % 2 ** 62,
+                                          typing_of(thread, typer)])
+        assert (await m.event("typing.started"))["principal"] == typer
+        assert a.metric(FALLBACK % "wait") == waited + 1     # the standby missed it
+        await m.close()
+    run(go())
+    poll_until(lambda: a.metric("bothy_gateway_standby_fences_refused_total") == 1, timeout=5,
+               what="the primary asked, the fence refused")
+    assert a.metric(IN_ROTATION) == 1
+    assert a.metric(LAG) < 2 ** 40
+    assert "standby out of rotation" not in a.log
 
 
 def server_pids(standby):

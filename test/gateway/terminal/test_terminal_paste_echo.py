@@ -47,11 +47,11 @@ import os
 import socket
 import stat
 import struct
-import subprocess
 import time
 
-from conftest import ROOT, WORK, connected_on, new_id, poll_until, terminal_rest
+from conftest import WORK, connected_on, poll_until, terminal_rest
 from conftest import keys  # noqa: F401  (keys is a fixture)
+from realhost import RealHost
 from slowdevice import SlowDevice
 from terminal_streams import terminal, tnodes, tpg  # noqa: F401  (fixtures)
 
@@ -95,14 +95,6 @@ os.read(0, 1)
 """
 
 
-def host_binary():
-    """BOTHY_HOST, else bin/bothy-host of run-all's work directory, else the checkout's."""
-    if os.environ.get("BOTHY_HOST"):
-        return os.environ["BOTHY_HOST"]
-    copied = os.path.join(ROOT, "bin", "bothy-host")
-    return copied if os.path.exists(copied) else os.path.join(ROOT, "src", "host", "bothy-host")
-
-
 class EchoDevice(SlowDevice):
     """A slow device that reads the stream's frames (docs/host.md, "The
     stream's frames"): output counted from its begin on, the stream's
@@ -141,48 +133,15 @@ class EchoDevice(SlowDevice):
         self.send(data, piece=len(data))
 
 
-class RealHost:
-    """bothy-host paired with the node and running the program as its shell."""
-
-    def __init__(self, node, terminal):
-        self.dir = os.path.join(WORK, "paste-host-%d" % os.getpid())
-        os.makedirs(self.dir, exist_ok=True)
-        self.program = os.path.join(self.dir, "echo-program")
-        with open(self.program, "w") as f:
-            f.write(PROGRAM % {"ready": READY, "done": DONE, "paste": PASTE, "echo": ECHO})
-        os.chmod(self.program, stat.S_IRWXU)
-        self.key = os.path.join(self.dir, "host.key")
-        self.url = "http://127.0.0.1:%d" % node.port
-        self.root = ["--allow-root"] if os.geteuid() == 0 else []
-        self.owner = new_id()
-        (self.host, code), = terminal.q(
-            "SELECT host::text, pairing_code FROM bothy.terminal_host_register(%s, 'paste')", self.owner)
-        self.logpath = os.path.join(self.dir, "host.log")
-        self.log = open(self.logpath, "a")
-        pair = subprocess.run([host_binary(), "pair", "--server", self.url, "--host", self.host,
-                               "--code", code, "--key", self.key] + self.root,
-                              stdout=subprocess.PIPE, stderr=self.log, timeout=30)
-        assert pair.returncode == 0, self.text()
-        assert terminal.q("SELECT bothy.terminal_host_confirm(%s, %s)", self.host,
-                          pair.stdout.decode().strip()) == [("active",)]
-        self.proc = subprocess.Popen([host_binary(), "run", "--server", self.url, "--key", self.key,
-                                      "--shell", self.program, "--ring-size", str(RING)] + self.root,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=self.log)
-
-    def text(self):
-        with open(self.logpath) as f:
-            return f.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+def echo_host(node, terminal):
+    """bothy-host paired with the node and running the echo program as its shell."""
+    directory = os.path.join(WORK, "paste-program-%d" % os.getpid())
+    os.makedirs(directory, exist_ok=True)
+    program = os.path.join(directory, "echo-program")
+    with open(program, "w") as f:
+        f.write(PROGRAM % {"ready": READY, "done": DONE, "paste": PASTE, "echo": ECHO})
+    os.chmod(program, stat.S_IRWXU)
+    return RealHost(node, terminal, "paste", program, ["--ring-size", str(RING)])
 
 
 class Opened:
@@ -194,7 +153,7 @@ class Opened:
 
 def test_a_paste_into_a_program_that_reads_slowly_while_it_writes_completes(tnodes, terminal, keys):
     node, = tnodes(1, extra=NODE_OPTS)
-    host = RealHost(node, terminal)
+    host = echo_host(node, terminal)
     device = None
     try:
         token = keys.person(host.owner)

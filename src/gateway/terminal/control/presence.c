@@ -16,8 +16,10 @@
  */
 #include <stdlib.h>
 
+#include "core/db.h"
 #include "core/node.h"
 #include "core/uuidmap.h"
+#include "logline.h"
 #include "terminal/control/connection.h"
 #include "terminal/control/hosts.h"
 #include "terminal/control/presence.h"
@@ -175,16 +177,40 @@ gw_tpresence_clear(void)
 	gw_tpresence_expire(INT64_MAX);
 }
 
-/* terminal.host_present or terminal.host_gone of tc. */
-static void
-publish(bothy_kind kind, const gw_tconn *tc)
-{
-	bothy_signal sig = {0};
+static const char sql_announce[] =
+"SELECT bothy.terminal_host_announce($1::uuid, $2::uuid, $3::uuid, $4::boolean)";
 
-	sig.kind = kind;
-	sig.host_id = tc->host;
-	sig.conn_id = tc->id;
-	gw_terminal_send(&sig);
+static void
+announced(void *arg, gw_db_result result, const PGresult *res)
+{
+	(void) arg;
+	(void) res;
+	if (result == GW_DB_OK)
+		return;
+	/* the next heartbeat announces again; a withdrawal lapses with the window */
+	gw_tstats.announce_failures++;
+	gw_log(GW_LOG_WARN, "terminal host presence not recorded");
+}
+
+/*
+ * tc is there (present) or gone: recorded in the database, which stages
+ * terminal.host_present or terminal.host_gone in the same transaction, so
+ * a node that hears it can ask the database whether the connection is
+ * real before it probes (probe.c).
+ */
+static void
+publish(bool present, const gw_tconn *tc)
+{
+	char		host[BOTHY_UUID_STRLEN + 1],
+				conn[BOTHY_UUID_STRLEN + 1],
+				node[BOTHY_UUID_STRLEN + 1];
+	const char *params[4] = {host, conn, node, present ? "true" : "false"};
+
+	bothy_uuid_format(&tc->host, host);
+	bothy_uuid_format(&tc->id, conn);
+	bothy_uuid_format(&gw.id, node);
+	if (gw_db_submit(gw.db, sql_announce, 4, params, announced, NULL) == NULL)
+		announced(NULL, GW_DB_ERROR, NULL);
 }
 
 void
@@ -194,7 +220,7 @@ gw_tpresence_announce(gw_tconn *tc)
 		return;
 	tc->announced = true;
 	gw_tstats.announced++;
-	publish(BOTHY_KIND_TERMINAL_HOST_PRESENT, tc);
+	publish(true, tc);
 }
 
 void
@@ -203,5 +229,5 @@ gw_tpresence_withdraw(gw_tconn *tc)
 	if (!gw.cluster.multi || !tc->announced)
 		return;
 	tc->announced = false;
-	publish(BOTHY_KIND_TERMINAL_HOST_GONE, tc);
+	publish(false, tc);
 }

@@ -2,10 +2,12 @@
  * terminal/control/probe.c
  *		The duplicate probe and its verdict (see probe.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
 
+#include "core/db.h"
 #include "core/node.h"
 #include "logline.h"
 #include "terminal/control/connection.h"
@@ -41,26 +43,78 @@ start(gw_tconn *tc)
 	(void) gw_tconn_send(tc, out, gw_tenc_probe(out, sizeof(out), tc->nonce));
 }
 
+/* What this node does of a connection of the host heard of elsewhere. */
+typedef struct heard
+{
+	bothy_uuid	host;
+	bothy_uuid	conn;
+	bool		older_here;		/* a connection here is older: it may be probed */
+} heard;
+
 static void
 heard_one(gw_tconn *tc, void *arg)
 {
-	const bothy_uuid *conn = arg;
-	int			order = bothy_uuid_compare(&tc->id, conn);
+	heard	   *h = arg;
+	int			order = bothy_uuid_compare(&tc->id, &h->conn);
 
 	if (!comparable(tc))
 		return;
 	if (order < 0)
-		start(tc);
+		h->older_here = true;
 	else if (order > 0 && tc->announced)
 		gw_tpresence_announce(tc);
 }
 
+static void
+probe_older(gw_tconn *tc, void *arg)
+{
+	const bothy_uuid *conn = arg;
+
+	if (comparable(tc) && bothy_uuid_compare(&tc->id, conn) < 0)
+		start(tc);
+}
+
+static const char sql_known[] = "SELECT bothy.terminal_host_conn_known($1::uuid, $2::uuid)";
+
+/* The database answered whether it knows the newer connection. */
+static void
+known_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	heard	   *h = arg;
+	bool		known = false;
+
+	if (result == GW_DB_OK && gw_db_bool(res, &known) && known)
+		gw_thosts_each(&h->host, probe_older, &h->conn);
+	else if (result == GW_DB_OK)
+		gw_tstats.presence_unknown++;
+	/* a failed question probes nothing: the next heartbeat's announcement asks again */
+	free(h);
+}
+
+/*
+ * A probe can end in the duplicate verdict, which forgets the host's key:
+ * so an announcement is a hint, and only a connection the database knows
+ * (terminal_host_announce recorded it when it staged the signal) is probed
+ * for (docs/security.md).  Answering with an announcement of our own
+ * (this node's connection is the newer) needs no such care.
+ */
 void
 gw_tprobe_heard(const bothy_uuid *host, const bothy_uuid *conn)
 {
-	bothy_uuid	c = *conn;
+	heard		h = {*host, *conn, false};
+	heard	   *copy;
+	char		hs[BOTHY_UUID_STRLEN + 1],
+				cs[BOTHY_UUID_STRLEN + 1];
+	const char *params[2] = {hs, cs};
 
-	gw_thosts_each(host, heard_one, &c);
+	gw_thosts_each(host, heard_one, &h);
+	if (!h.older_here || (copy = malloc(sizeof(*copy))) == NULL)
+		return;
+	*copy = h;
+	bothy_uuid_format(host, hs);
+	bothy_uuid_format(conn, cs);
+	if (gw_db_submit(gw.db, sql_known, 2, params, known_done, copy) == NULL)
+		free(copy);
 }
 
 static void

@@ -39,6 +39,12 @@ gw_tstats_metrics(gw_metrics_out *out)
 	gw_metrics_counter(out, "bothy_terminal_presence_refused_total",
 					   "Announcements of other nodes not kept: the view was full.",
 					   gw_tstats.presence_refused);
+	gw_metrics_counter(out, "bothy_terminal_presence_unknown_total",
+					   "Newer control connections heard of that the database did not know: not probed for.",
+					   gw_tstats.presence_unknown);
+	gw_metrics_counter(out, "bothy_terminal_presence_announce_failures_total",
+					   "Announcements and withdrawals of this node's control connections the database did not record.",
+					   gw_tstats.announce_failures);
 	gw_metrics_labelled(out, "bothy_terminal_probes_total",
 						"Duplicate probes of this node's control connections, by outcome.", "outcome",
 						probes, gw_tstats.probes, GW_TPROBE_COUNT);

@@ -60,6 +60,8 @@ typedef struct gw_tstats_t
 	uint64_t	heartbeats_missed;
 	uint64_t	announced;		/* terminal.host_present sent */
 	uint64_t	presence_refused;	/* remote entries not kept: GW_TPRESENCE_MAX */
+	uint64_t	presence_unknown;	/* newer connections heard that the database did not know: no probe */
+	uint64_t	announce_failures;	/* announcements or withdrawals not recorded */
 	uint64_t	probes[GW_TPROBE_COUNT];
 	uint64_t	verdicts[GW_TVERDICT_COUNT];
 	uint64_t	opens_sent;		/* session.open messages */

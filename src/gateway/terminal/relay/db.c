@@ -74,12 +74,26 @@ bad:
 	return false;
 }
 
+/*
+ * Counted each; logged at once, then at most once a second with the count
+ * since: a flood of terminal.session_open whose reads the pool refuses
+ * (core/db.h, background calls) must not become a flood of lines.
+ */
 void
 gw_rdb_failed(const char *call, gw_db_result result)
 {
+	static int64_t logged_at;
+	static uint64_t unlogged;
+	int64_t		now = gw_mono_ms();
+
 	gw_relay_stats.call_failures++;
-	gw_logf(GW_LOG_WARN, "terminal relay database call failed", "call=%s result=%s", call,
-			result == GW_DB_TIMEOUT ? "timeout" : "error");
+	unlogged++;
+	if (logged_at != 0 && now - logged_at < 1000)
+		return;
+	gw_logf(GW_LOG_WARN, "terminal relay database call failed", "call=%s result=%s count=%llu", call,
+			result == GW_DB_TIMEOUT ? "timeout" : "error", (unsigned long long) unlogged);
+	logged_at = now;
+	unlogged = 0;
 }
 
 static void
