@@ -65,7 +65,7 @@ export interface ConnectOptions {
   /** a person-device token or an agent token */
   token: string;
   /** the URL of every reconnect, or a list taken in turn, one per reconnect (default: url) */
-  reconnectUrl?: string | string[];
+  reconnectUrl?: string | readonly string[];
   /** a resume token kept from an earlier ready: the first connect resumes that session */
   resumeToken?: string;
   /** the WebSocket class (default: the platform's; `ws` on Node before 22) */
@@ -135,7 +135,7 @@ export class Client extends Emitter<ClientEvents> {
     super();
     if (!isWsUrl(opts.url)) throw new TypeError("url must be a ws:// or wss:// URL");
     const r = opts.reconnectUrl;
-    const urls: unknown[] = r === undefined ? [opts.url] : Array.isArray(r) ? r : [r];
+    const urls: unknown[] = r === undefined ? [opts.url] : Array.isArray(r) ? [...r] : [r];   /* a copy: the caller's list may change */
     if (urls.length === 0 || !urls.every(isWsUrl))
       throw new TypeError("reconnectUrl must be a ws:// or wss:// URL, or a non-empty list of them");
     if (typeof opts.token !== "string" || !/^[\x21-\x7e]{1,1024}$/.test(opts.token))
