@@ -2,10 +2,14 @@
  * client.ts: one connection of a person's device or an agent consumer to
  * /gateway (docs/protocol.md), kept up across drops and nodes.  States as
  * centrifuge-js has them: connecting, connected, disconnected (a final
- * refusal, with its reason: never retried) and closed (the application's
- * close()).  What each close does is close-codes.ts; the delay before a
+ * refusal, with its reason: never retried; and a client not yet opened)
+ * and closed (the application's close()).  As in centrifuge-js, making a
+ * client and starting it are two steps, and the first state event comes
+ * in a microtask after open(), so a listener added right after connect()
+ * sees it.  What each close does is close-codes.ts; the delay before a
  * reconnect is backoff.ts.  The session's resume token is kept from every
- * ready, so a reconnect resumes the same session on whichever node answers.
+ * ready, so a reconnect resumes the same session on whichever node answers,
+ * and reconnects go round the reconnectUrl list (a cluster without an edge).
  */
 
 import { checkItems, checkQuery, checkUuid } from "./args.js";
@@ -18,7 +22,8 @@ import {
   type NotificationHint, type Ready, type RunDocument, type TypingStarted,
 } from "./messages.js";
 import { onOnline, onVisibility, pageHidden } from "./platform.js";
-import { discard, OPEN, webSocketClass, type WebSocketConstructor, type WebSocketLike } from "./transport.js";
+import { readToken } from "./tokens.js";
+import { discard, OPEN, webSocketClass, wire, type WebSocketConstructor, type WebSocketLike } from "./transport.js";
 
 export type State = "connecting" | "connected" | "disconnected" | "closed";
 
@@ -59,8 +64,8 @@ export interface ConnectOptions {
   url: string;
   /** a person-device token or an agent token */
   token: string;
-  /** the URL of every reconnect (default: url) */
-  reconnectUrl?: string;
+  /** the URL of every reconnect, or a list taken in turn, one per reconnect (default: url) */
+  reconnectUrl?: string | readonly string[];
   /** a resume token kept from an earlier ready: the first connect resumes that session */
   resumeToken?: string;
   /** the WebSocket class (default: the platform's; `ws` on Node before 22) */
@@ -82,30 +87,42 @@ const TICK_MS = 1000;
 /* a connection this old at its drop starts the back-off again from its first step */
 const HEALTHY_MS = 5000;
 
+type Kind = "person" | "agent";
+
+const isWsUrl = (u: unknown): u is string => typeof u === "string" && /^wss?:\/\//.test(u);
+
 export class Client extends Emitter<ClientEvents> {
-  state: State = "connecting";
+  /** disconnected until open(), then as the state events say */
+  state: State = "disconnected";
   /** the last ready (null before the first) */
   ready: Ready | null = null;
   /** person or agent, from the first ready */
-  kind: "person" | "agent" | null = null;
+  kind: Kind | null = null;
   /** the newest snapshot of each run seen (run.updated, coalesced by version), the maxRuns most recently updated, oldest first */
   readonly runs = new Map<string, RunDocument>();
 
   private readonly opts: ConnectOptions;
   private readonly WS: WebSocketConstructor;
+  /* what the token says it is, until a ready says it (the kind of op refused before ready) */
+  private readonly tokenKind: Kind | null;
+  private readonly reconnectUrls: string[];
+  private nextUrl = 0;
+  private opened = false;
   private ws: WebSocketLike | null = null;
   private op: "identify" | "resume" = "identify";
   private resumeToken: string | null;
   private attempts = 0;
   private connects = 0;
   private readyAt = 0;
-  private lastHeard = 0;
   private heard = false;
   private lastSent = 0;
   private lastTick = 0;
   private stalledUntil = 0;
+  private silenceMs = 0;
+  private silenceDue = 0;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private tickTimer: ReturnType<typeof setInterval> | null = null;
+  private silenceTimer: ReturnType<typeof setTimeout> | null = null;
   private focusThread: string | null = null;
   private isIdle = false;
   private agentState: "online" | "busy" | null = null;
@@ -116,7 +133,11 @@ export class Client extends Emitter<ClientEvents> {
 
   constructor(opts: ConnectOptions) {
     super();
-    if (typeof opts.url !== "string" || !/^wss?:\/\//.test(opts.url)) throw new TypeError("url must be a ws:// or wss:// URL");
+    if (!isWsUrl(opts.url)) throw new TypeError("url must be a ws:// or wss:// URL");
+    const r = opts.reconnectUrl;
+    const urls: unknown[] = r === undefined ? [opts.url] : Array.isArray(r) ? [...r] : [r];   /* a copy: the caller's list may change */
+    if (urls.length === 0 || !urls.every(isWsUrl))
+      throw new TypeError("reconnectUrl must be a ws:// or wss:// URL, or a non-empty list of them");
     if (typeof opts.token !== "string" || !/^[\x21-\x7e]{1,1024}$/.test(opts.token))
       throw new TypeError("token must be 1 to 1024 printable ASCII characters");
     checkBackoff(opts.backoff ?? {});
@@ -128,18 +149,31 @@ export class Client extends Emitter<ClientEvents> {
       throw new RangeError("maxRuns must be an integer from 1 to 1000000");
     this.opts = opts;
     this.WS = webSocketClass(opts.WebSocket);
+    this.reconnectUrls = urls as string[];
+    /* the first reconnect goes to the URL after the one that just dropped */
+    this.nextUrl = this.reconnectUrls.indexOf(opts.url) + 1;
+    const claims = readToken(opts.token);
+    this.tokenKind = claims?.kind === "agent" ? "agent" : claims?.kind === "person-device" ? "person" : null;
     this.resumeToken = opts.resumeToken ?? null;
     this.unhook.push(onOnline(() => this.wake()));
     if (opts.autoIdle ?? true) {
       this.isIdle = pageHidden();
       /* idle is an op for persons: an agent's connection would be closed with 4002 */
-      this.unhook.push(onVisibility((hidden) => { if (this.kind !== "agent") this.idle(hidden); }));
+      this.unhook.push(onVisibility((hidden) => { if ((this.kind ?? this.tokenKind) !== "agent") this.idle(hidden); }));
     }
   }
 
-  /** Starts the first connection (connect() calls it). */
+  /** Starts the connection (connect() calls it), once: the state is connecting at once, and its
+   * state event (reason "connect") comes in a microtask, after the calling code's listeners are on. */
   open(): this {
-    this.dial();
+    if (this.opened || this.state === "closed") return this;
+    this.opened = true;
+    this.state = "connecting";
+    queueMicrotask(() => {
+      if (this.state !== "connecting") return;          /* closed meanwhile */
+      this.emit("state", { state: "connecting", code: 0, reason: "connect" });
+      this.dial();
+    });
     return this;
   }
 
@@ -152,6 +186,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** The thread the person looks at (null: none); sent again after every reconnect. */
   focus(thread: string | null): boolean {
+    this.only("person", "focus");
     if (thread !== null) checkUuid("thread", thread);
     this.focusThread = thread;
     return this.send({ op: "focus", thread });
@@ -159,6 +194,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Whether the person is idle on this device; sent again after every reconnect. */
   idle(idle: boolean): boolean {
+    this.only("person", "idle");
     if (typeof idle !== "boolean") throw new TypeError("idle must be a boolean");
     this.isIdle = idle;
     return this.send({ op: "idle", idle });
@@ -166,6 +202,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** A keystroke in a thread: sent at most once per thread per typingIntervalMs, 4 threads per interval; true when sent. */
   typing(thread: string): boolean {
+    this.only("person", "typing");
     checkUuid("thread", thread);
     if (this.state !== "connected") return false;
     const now = Date.now();
@@ -183,6 +220,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** An agent's state (online or busy), kept and sent again after every reconnect. */
   setAgentState(state: "online" | "busy"): boolean {
+    this.only("agent", "setAgentState");
     if (state !== "online" && state !== "busy") throw new TypeError('state must be "online" or "busy"');
     this.agentState = state;
     return this.send({ op: "heartbeat", state });
@@ -190,12 +228,14 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Agents: every event up to id is done. */
   ack(id: number): boolean {
+    this.only("agent", "ack");
     if (!Number.isSafeInteger(id) || id < 0) throw new RangeError("ack takes an event ID from 0 to 2^53 - 1");
     return this.send({ op: "ack", event: id });
   }
 
   /** Persons: ask an agent's consumer on this node; resolves with its items ([] when nobody answered or the connection dropped). */
   autocomplete(agent: string, query: string): Promise<AutocompleteItem[]> {
+    this.only("person", "autocomplete");
     checkUuid("agent", agent);
     checkQuery(query);
     const ref = "r" + ++this.refs;
@@ -205,6 +245,7 @@ export class Client extends Emitter<ClientEvents> {
 
   /** Agents: the answer to an autocomplete_request. */
   answerAutocomplete(request: string, items: AutocompleteItem[]): boolean {
+    this.only("agent", "answerAutocomplete");
     checkUuid("request", request);
     checkItems(items);
     return this.send({ op: "autocomplete_answer", request, items });
@@ -223,6 +264,16 @@ export class Client extends Emitter<ClientEvents> {
 
   /* --- the connection ------------------------------------------------------ */
 
+  /* protocol.md: an op of the other kind closes the connection with 4002,
+   * a final close; refused at the call instead, the kind known from the
+   * ready or, before it, from the token */
+  private only(kind: Kind, op: string): void {
+    const k = this.kind ?? this.tokenKind;
+    if (k && k !== kind)
+      throw new Error(`${op} is an op for ${kind === "agent" ? "agent consumers" : "persons' devices"}: ` +
+        `on ${k === "agent" ? "an agent's" : "a person's"} connection the node would close it with 4002 for good`);
+  }
+
   private send(msg: object): boolean {
     if (this.state !== "connected" || !this.ws || this.ws.readyState !== OPEN) return false;
     this.ws.send(JSON.stringify(msg));
@@ -236,9 +287,10 @@ export class Client extends Emitter<ClientEvents> {
   }
 
   private dial(): void {
-    if (this.state === "closed" || this.state === "disconnected") return;
+    if (this.state !== "connecting") return;
     this.retryTimer = null;
-    const url = this.connects++ > 0 && this.opts.reconnectUrl ? this.opts.reconnectUrl : this.opts.url;
+    const urls = this.reconnectUrls;
+    const url = this.connects++ === 0 ? this.opts.url : urls[this.nextUrl++ % urls.length]!;
     this.op = this.resumeToken ? "resume" : "identify";
     let ws: WebSocketLike;
     try {
@@ -249,11 +301,8 @@ export class Client extends Emitter<ClientEvents> {
     }
     this.ws = ws;
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => this.sendIdentify();
+    wire(ws, () => this.sendIdentify(), (code, reason) => this.dropped(code, reason));
     ws.onmessage = (ev) => this.receive(ev.data);
-    ws.onclose = (ev) => this.dropped(ev.code, ev.reason);
-    ws.onerror = () => { /* the close follows */ };
-    if (this.state !== "connecting") this.setState("connecting", 0, "connect");
   }
 
   private sendIdentify(): void {
@@ -330,7 +379,7 @@ export class Client extends Emitter<ClientEvents> {
     this.ready = ready;
     this.kind = ready.acked === undefined ? "person" : "agent";
     this.resumeToken = ready.resume;
-    this.readyAt = this.lastHeard = this.lastSent = this.lastTick = Date.now();
+    this.readyAt = this.lastSent = this.lastTick = Date.now();
     this.setState("connected", 0, "ready");
     /* what this device is doing, again: a new connection starts without it */
     if (this.kind === "person") {
@@ -343,28 +392,53 @@ export class Client extends Emitter<ClientEvents> {
     this.emit("ready", { ...ready, resumed });
   }
 
-  /* One timer: the heartbeat at heartbeat_ms, a dead connection given up
-   * after twice that without a message, and the stall of a client that
-   * stopped running (a suspended tab), which makes a following 1006 a 4008. */
+  /* The tick: the heartbeat at heartbeat_ms, and the stall of a client
+   * that stopped running (a suspended tab), which makes a following 1006 a
+   * 4008.  A message only sets a flag (no clock read per message,
+   * bench/client_dispatch); the tick that finds it knows the message came
+   * after the tick before, and the silence timer is armed from there: a
+   * dead connection is given up 2 x heartbeat_ms + 1 s after the earliest
+   * time its last message can have come, so between 2 x heartbeat_ms and
+   * 2 x heartbeat_ms + 1 s of silence (docs/client.md, "Reconnecting"). */
   private startTick(heartbeatMs: number): void {
     this.stopTimers();
+    this.silenceMs = 2 * heartbeatMs + TICK_MS;
+    this.heard = false;                 /* the ready: its time is known exactly */
+    this.armSilence(this.lastTick);
     this.tickTimer = setInterval(() => {
       const now = Date.now();
-      if (now - this.lastTick > STALL_MS + TICK_MS) this.stalledUntil = now + STALL_MS + TICK_MS;
+      const before = this.lastTick;
+      if (now - before > STALL_MS + TICK_MS) this.stalledUntil = now + STALL_MS + TICK_MS;
       this.lastTick = now;
       if (this.heard) {
         this.heard = false;
-        this.lastHeard = now;
+        this.armSilence(before);
       }
-      if (now - this.lastHeard > 2 * heartbeatMs + TICK_MS) return this.abandonSilently();
       if (now - this.lastSent >= heartbeatMs - TICK_MS / 2) this.send({ op: "heartbeat" });
     }, TICK_MS);
+  }
+
+  private armSilence(from: number): void {
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.silenceDue = from + this.silenceMs;
+    this.silenceTimer = setTimeout(() => this.silent(), Math.max(0, this.silenceDue - Date.now()));
+  }
+
+  private silent(): void {
+    this.silenceTimer = null;
+    /* heard since the last tick: the next tick arms it again */
+    if (this.heard) return;
+    /* this timer ran late: the client did not run (a stall), and its socket
+     * may hold messages not read yet; look again once they are */
+    if (Date.now() - this.silenceDue > STALL_MS) return this.armSilence(Date.now() + TICK_MS - this.silenceMs);
+    this.abandonSilently();
   }
 
   private stopTimers(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
-    this.retryTimer = this.tickTimer = null;
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.retryTimer = this.tickTimer = this.silenceTimer = null;
   }
 
   private protocolError(message: string): void {

@@ -26,4 +26,5 @@ export { decodeHostFrame, encodeInput, encodeResize, encodeResume, FrameError, F
 export type { HostFrame } from "./frames.js";
 export type { WebSocketLike, WebSocketConstructor } from "./transport.js";
 export { readToken } from "./tokens.js";
+export { version } from "./version.js";
 export type { TokenClaims } from "./tokens.js";

@@ -8,7 +8,11 @@
  * exactly there: every byte once, and a "skipped" event with the exact
  * count when the host's ring no longer held them.  The 4102 rules: a
  * stream that paired before attaches again; a session whose stream never
- * paired is ended (DELETE) and reported failed.
+ * paired is ended (DELETE) and reported failed.  detach() keeps the
+ * session ID, stream and offset: attach(session.session) takes the same
+ * shell up where the screen stopped.  Each open, attach, detach and end
+ * starts a new turn; work of an older turn (a grant still on its way, an
+ * attaching again) stops when it sees the turn has changed.
  */
 
 import { backoffDelay, checkBackoff, type BackoffOptions } from "./backoff.js";
@@ -18,9 +22,9 @@ import {
   attachTerminalSession, endTerminalSession, openTerminalSession, resolveUrl, RestError,
   type RestOptions, type TerminalGrant,
 } from "./rest.js";
-import { discard, OPEN, webSocketClass, type WebSocketConstructor, type WebSocketLike } from "./transport.js";
+import { discard, OPEN, webSocketClass, wire, type WebSocketConstructor, type WebSocketLike } from "./transport.js";
 
-export type TerminalState = "opening" | "waiting" | "attached" | "reattaching" | "ended" | "failed";
+export type TerminalState = "opening" | "waiting" | "attached" | "reattaching" | "detached" | "ended" | "failed";
 
 export interface TerminalEvents {
   state: { state: TerminalState; code: number; reason: string };
@@ -58,7 +62,9 @@ export class TerminalSession extends Emitter<TerminalEvents> {
   private lastClose = 0;
   private size: [number, number] | null = null;
   private ws: WebSocketLike | null = null;
-  private attaching = false;
+  /* the turn whose attaching again runs (-1: none); an older turn's loop may still sleep */
+  private attaching = -1;
+  private turn = 0;
   private readonly WS: WebSocketConstructor;
 
   constructor(private readonly opts: TerminalOptions) {
@@ -67,37 +73,62 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     this.WS = webSocketClass(opts.WebSocket);
   }
 
-  /** A new session on the host (a session this object held is detached first). */
+  /** A new session on the host (a session this object held is detached first); resolves once
+   * the grant is in hand and the stream is being opened (state opening: "paired" follows). */
   async open(host: string): Promise<this> {
     this.stream = 0n;
     this.offset = 0;
     return this.first("open", () => openTerminalSession(this.opts, host));
   }
 
-  /** Attaches to a detached session of the person (another device's, or one left before a reload). */
+  /** Attaches to a detached session of the person (another device's, one left before a reload, or
+   * this object's own after detach()); resolves as open() does. */
   async attach(session: string): Promise<this> {
-    return this.first("attach", () => attachTerminalSession(this.opts, session));
+    /* detached here a moment ago: the cluster may not have seen the stream's close yet */
+    const own = this.state === "detached" && session === this.session;
+    return this.first("attach", own ? (turn) => this.attachOwn(session, turn) : () => attachTerminalSession(this.opts, session));
   }
 
   /* The first grant: a refusal is the state failed (its code as the reason) and the RestError thrown.
    * A session held until now is left detached: its stream closed, its attaching again stopped. */
-  private async first(how: string, call: () => Promise<TerminalGrant>): Promise<this> {
-    this.drop();
+  private async first(how: string, call: (turn: number) => Promise<TerminalGrant>): Promise<this> {
+    const turn = this.newTurn();
     this.session = null;
     this.attaches = 0;
     this.everPaired = false;
     this.setState("opening", 0, how);
     let grant: TerminalGrant;
     try {
-      grant = await call();
+      grant = await call(turn);
     } catch (err) {
+      if (turn !== this.turn) throw err;
       this.restError(err);
       this.setState("failed", 0, err instanceof RestError ? err.code || "http_" + err.status : "unreachable");
       throw err;
     }
+    /* detached, ended or opened again meanwhile: the session is left detached (attach() takes it) */
+    if (turn !== this.turn) {
+      if (this.state === "detached" && this.session === null) this.session = grant.session;
+      return this;
+    }
     this.session = grant.session;
     this.connect(grant);
     return this;
+  }
+
+  /* The attach of a session this object detached: 409 not_detached is the
+   * cluster not having seen the close yet, tried again with the back-off
+   * until attachForMs, as attaching again after a drop does. */
+  private async attachOwn(session: string, turn: number): Promise<TerminalGrant> {
+    const until = Date.now() + (this.opts.attachForMs ?? 120000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await attachTerminalSession(this.opts, session);
+      } catch (err) {
+        if (!(err instanceof RestError && err.code === "not_detached") || Date.now() >= until || turn !== this.turn) throw err;
+      }
+      await new Promise((f) => setTimeout(f, backoffDelay(attempt, this.opts.backoff)));
+    }
   }
 
   /** Keystrokes or a paste: input frames, only while paired (else false). */
@@ -114,18 +145,18 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     if (this.paired && this.ws && this.ws.readyState === OPEN) this.ws.send(frame);
   }
 
-  /** Leaves the session detached (its shell goes on): attach() it again later, from here or another device. */
+  /** Leaves the session detached (its shell goes on), keeping session, stream and offset:
+   * attach(this.session) takes it up again, from here or another device. */
   detach(): void {
-    const session = this.session;
-    this.drop();
-    this.session = null;
-    this.setState("ended", 0, session ? "detached" : "none");
+    if (this.state === "detached" || this.state === "ended" || this.state === "failed") return;
+    this.newTurn();
+    this.setState("detached", 0, "detached");
   }
 
   /** Ends the session (DELETE): its shell is hung up. keepalive: for a page that goes away. */
   async end(keepalive = false): Promise<void> {
     const session = this.session;
-    this.drop();
+    this.newTurn();
     this.session = null;
     if (this.state !== "failed") this.setState("ended", 0, "closed_by_device");
     if (session) await endTerminalSession(this.opts, session, keepalive);
@@ -138,10 +169,12 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     this.emit("state", { state, code, reason });
   }
 
-  private drop(): void {
+  /* The stream closed and the work of the turn before stopped; returns the new turn. */
+  private newTurn(): number {
     if (this.ws) discard(this.ws, 1000, "");
     this.ws = null;
     this.paired = false;
+    return ++this.turn;
   }
 
   private restError(err: unknown): void {
@@ -155,20 +188,18 @@ export class TerminalSession extends Emitter<TerminalEvents> {
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     this.paired = false;
-    ws.onopen = () => ws.send(JSON.stringify({ op: "identify", side: "device", token: grant.token }));
     ws.onmessage = (ev) => {
       if (ws !== this.ws) return;
       if (typeof ev.data === "string") this.control(ev.data);
       else if (ev.data instanceof ArrayBuffer) this.frame(ev.data);
       else this.protocolError("a binary message that is not an ArrayBuffer");
     };
-    ws.onclose = (ev) => {
+    wire(ws, () => ws.send(JSON.stringify({ op: "identify", side: "device", token: grant.token })), (code) => {
       if (ws !== this.ws) return;
       this.ws = null;
       this.paired = false;
-      this.closed(ev.code);
-    };
-    ws.onerror = () => { /* the close follows */ };
+      this.closed(code);
+    });
   }
 
   private protocolError(message: string): void {
@@ -238,20 +269,21 @@ export class TerminalSession extends Emitter<TerminalEvents> {
   /* The stream dropped and the session did not end: a fresh grant (the
    * token is single use), tried with the back-off until attachForMs. */
   private async reattach(): Promise<void> {
-    if (this.attaching || !this.session) return;
-    this.attaching = true;
+    const turn = this.turn;
+    if (this.attaching === turn || !this.session) return;
+    this.attaching = turn;
     const session = this.session;
     const until = Date.now() + (this.opts.attachForMs ?? 120000);
     this.setState("reattaching", this.lastClose, "stream_lost");
     try {
-      for (let attempt = 0; this.session === session && Date.now() < until; attempt++) {
+      for (let attempt = 0; this.turn === turn && Date.now() < until; attempt++) {
         await new Promise((f) => setTimeout(f, backoffDelay(attempt, this.opts.backoff)));
-        if (this.session !== session) return;
+        if (this.turn !== turn) return;
         let grant: TerminalGrant;
         try {
           grant = await attachTerminalSession(this.opts, session);
         } catch (err) {
-          if (this.session !== session) return;
+          if (this.turn !== turn) return;
           const status = err instanceof RestError ? err.status : 0;
           if (status === 401 || status === 403) {
             this.session = null;
@@ -265,14 +297,14 @@ export class TerminalSession extends Emitter<TerminalEvents> {
           }
           continue;           /* not_detached yet, host_unavailable, 503, the network */
         }
-        if (this.session !== session) return;
+        if (this.turn !== turn) return;
         this.attaches++;
         this.connect(grant);
         return;
       }
-      if (this.session === session) this.setState("failed", this.lastClose, "attach_timeout");
+      if (this.turn === turn) this.setState("failed", this.lastClose, "attach_timeout");
     } finally {
-      this.attaching = false;
+      if (this.attaching === turn) this.attaching = -1;
     }
   }
 }

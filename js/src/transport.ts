@@ -28,9 +28,28 @@ export function webSocketClass(given?: WebSocketConstructor): WebSocketConstruct
   return found;
 }
 
-/** Drops every handler, then closes: the socket's later events reach nobody. */
+/** Joins the socket's open to onOpen, and its end to onEnd, once: its close, or an error before
+ * it opened.  Every close before open is a 1006, and Node 20's experimental WebSocket fires only
+ * error, no close, when the connection is refused: a list of nodes with one down would hang. */
+export function wire(ws: WebSocketLike, onOpen: () => void, onEnd: (code: number, reason: string) => void): void {
+  let opened = false;
+  ws.onopen = () => {
+    opened = true;
+    onOpen();
+  };
+  ws.onclose = (ev) => onEnd(ev.code, ev.reason);
+  ws.onerror = () => {
+    if (opened) return;               /* the close follows */
+    discard(ws, 1000, "");
+    onEnd(1006, "");
+  };
+}
+
+/** Drops every handler, then closes: the socket's later events reach nobody.  The error handler
+ * stays a no-op: the ws package emits an aborted handshake as an error, fatal with no listener. */
 export function discard(ws: WebSocketLike, code: number, reason: string): void {
-  ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+  ws.onopen = ws.onmessage = ws.onclose = null;
+  ws.onerror = () => {};
   try {
     ws.close(code, reason);
   } catch {

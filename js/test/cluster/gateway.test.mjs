@@ -1,13 +1,18 @@
 // gateway.test.mjs: @bothy/client against the real cluster (demo/cluster:
 // two nodes in multi mode behind the shipped nginx edge): a resume across
-// a node killed with SIGKILL, 4017 on a second device, 4015 on a second
-// consumer, a lapsed resume token, typing across nodes, run updates as
-// coalesced snapshots and an agent's stream with its acknowledgements.
+// a node killed with SIGKILL, through the edge or a reconnectUrl list of
+// the nodes, a node stopped with SIGSTOP given up on time, a person's ack
+// refused at the call (and 4002 final when one reaches the node), 4017 on
+// a second device, 4015 on a second consumer, a lapsed resume token,
+// typing across nodes, run updates as coalesced snapshots and an agent's
+// stream with its acknowledgements.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { connect, pollAgentEvents } from "../../dist/index.js";
 import {
-  agentToken, appSql, EDGE_WS, forgeToken, PORTS, IDS, killNode, next, nodeId, nodeUp, nodeWs, personToken,
+  agentToken, appSql, DIR, EDGE_WS, forgeToken, PORTS, IDS, killNode, next, nodeId, nodeUp, nodeWs, personToken,
   startNode, stopNode, exited, until, uuid, WebSocketImpl,
 } from "./harness.mjs";
 
@@ -58,6 +63,52 @@ test("resume across a node killed with SIGKILL: the same session, on the other n
   await until(() => nodeUp("a"), 30000, "node a back");
 });
 
+test("no edge: reconnectUrl lists the nodes; node a killed, the session resumed on node b", async () => {
+  const idB = await nodeId("b");
+  const c = client({ url: nodeWs("a"), reconnectUrl: [nodeWs("a"), nodeWs("b")], token: personToken(IDS.DEMO_GRACE, uuid()) });
+  const first = await next(c, "ready");
+  try {
+    killNode("a");
+    const again = await next(c, "ready", () => true, 30000);
+    assert.equal(again.resumed, true);
+    assert.equal(again.session, first.session, "the same gateway session");
+    assert.equal(again.node, idB, "the URL after node a's in the list");
+  } finally {
+    startNode("a");
+  }
+  await until(() => nodeUp("a"), 30000, "node a back");
+});
+
+/* The WebSocket the client gets, noting when each message came (the test's
+ * clock, not the client's: what the client heard and when). */
+class Timed extends WebSocketImpl {
+  set onmessage(fn) {
+    super.onmessage = fn && ((ev) => { this.heardAt = Date.now(); fn(ev); });
+  }
+  get onmessage() { return super.onmessage; }
+}
+
+test("a node that stops answering (SIGSTOP) is given up 2 x heartbeat_ms to 2 x heartbeat_ms + 1 s after its last message", async () => {
+  const c = client({ url: nodeWs("a"), reconnectUrl: EDGE_WS, token: personToken(IDS.DEMO_ADA, uuid()), WebSocket: Timed });
+  let socket;
+  const { heartbeat_ms: hb } = await next(c, "ready");
+  socket = c.ws;
+  const pid = Number(readFileSync(join(DIR, "run", "node-a.pid"), "utf8").trim());
+  let gaveUp = 0;
+  c.on("close", () => { if (!gaveUp) gaveUp = Date.now(); });
+  try {
+    process.kill(pid, "SIGSTOP");
+    await until(() => gaveUp, 2 * hb + 10000, "given up");
+    const silence = gaveUp - socket.heardAt;
+    assert.ok(silence >= 2 * hb && silence <= 2 * hb + 1000 + 250, `given up ${silence} ms after the last message (heartbeat_ms ${hb})`);
+    assert.equal(c.states.at(-1).replace(/:\d+$/, ""), "connecting:network");
+  } finally {
+    killNode("a");                                          /* stopped: SIGKILL ends it all the same */
+    startNode("a");
+  }
+  await until(() => nodeUp("a"), 30000, "node a back");
+});
+
 test("1001 from a stopping node: resumed at once on the other node, through the edge", async () => {
   const idB = await nodeId("b");
   const c = client({ url: nodeWs("a"), reconnectUrl: EDGE_WS, token: personToken(IDS.DEMO_GRACE, uuid()),
@@ -71,7 +122,7 @@ test("1001 from a stopping node: resumed at once on the other node, through the 
     assert.equal(again.resumed, true);
     assert.equal(again.session, first.session);
     assert.equal(again.node, idB);
-    assert.equal(c.states.find((x) => x.startsWith("connecting:")), "connecting:node_stopping:1001");
+    assert.deepEqual(c.states.slice(0, 3), ["connecting:connect:0", "connected:ready:0", "connecting:node_stopping:1001"]);
   } finally {
     await until(() => exited(pid), 20000, "node a stopped");
     startNode("a");
@@ -79,10 +130,24 @@ test("1001 from a stopping node: resumed at once on the other node, through the 
   await until(() => nodeUp("a"), 30000, "node a back");
 });
 
-test("4002 (a person's ack, an op for agents) is final: no reconnect loop", async () => {
+test("a person's ack (an op for agents) is refused at the call; the node keeps the connection", async () => {
   const c = client({ url: EDGE_WS, token: personToken(IDS.DEMO_ADA, uuid()) });
   await next(c, "ready");
-  assert.equal(c.ack(1), true);
+  assert.throws(() => c.ack(1), /ack is an op for agent consumers/);
+  /* a typing after it reaches Grace: the node read the connection since, and kept it */
+  const grace = client({ url: EDGE_WS, token: personToken(IDS.DEMO_GRACE, uuid()) });
+  await next(grace, "ready");
+  let seen = false;
+  grace.on("typing", (t) => { if (t.principal === IDS.DEMO_ADA) seen = true; });
+  await until(() => { c.typing(IDS.DEMO_THREAD); return seen; }, 20000, "Grace sees Ada typing after the refused ack");
+  assert.equal(c.state, "connected");
+  assert.deepEqual(c.states, ["connecting:connect:0", "connected:ready:0"]);
+});
+
+test("4002 (a person's ack sent anyway, as an older client did) is final: no reconnect loop", async () => {
+  const c = client({ url: EDGE_WS, token: personToken(IDS.DEMO_ADA, uuid()) });
+  await next(c, "ready");
+  c.ws.send(JSON.stringify({ op: "ack", event: 1 }));        /* past the check: the client's socket itself */
   await until(() => c.state === "disconnected", 20000, "closed by the node");
   assert.equal(c.states.at(-1), "disconnected:protocol_error:4002");
   await staysDisconnected(c);
@@ -130,7 +195,7 @@ test("a lapsed resume token: refused (4001), then identify with the device token
   const r2 = await next(c, "ready");
   assert.equal(r2.resumed, false);
   assert.notEqual(r2.session, session);
-  assert.deepEqual(c.states.slice(0, 2), ["connecting:resume_lapsed:4001", "connected:ready:0"]);
+  assert.deepEqual(c.states.slice(0, 3), ["connecting:connect:0", "connecting:resume_lapsed:4001", "connected:ready:0"]);
   assert.equal(c.resume, r2.resume, "the new session's resume token is kept");
 });
 

@@ -1,7 +1,8 @@
 // terminal.test.mjs: the terminal through @bothy/client against the real
 // cluster's bothy-host (demo/cluster: its shell is demo/host-shell, its
 // ring the default 1 MiB), every REST call and stream through a TCP proxy
-// in front of the edge, so a test can drop the network under the device.
+// in front of the edge, so a test can drop the network under the device;
+// a session detached and attached again by its own TerminalSession.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -82,6 +83,29 @@ test("a reattach after a dropped network: the same shell, every byte exactly onc
   assert.equal(s.text.indexOf(all, at + 1), -1);
   assert.equal(s.text.split("\r\n15000\r\n").length, 2, "no byte twice");
   assert.equal(s.offset, Buffer.byteLength(s.text, "latin1"), "the offset is every byte shown");
+});
+
+test("detach, then attach(session.session): state detached, the same shell, on from the offset shown", async () => {
+  const s = await shell();
+  const { session, stream } = s;
+  const states = [];
+  s.on("state", (x) => states.push(`${x.state}:${x.reason}`));
+  s.detach();
+  assert.equal(s.state, "detached");
+  assert.equal(s.session, session, "the session ID kept");
+  const shown = s.offset;
+  /* at once: the attach waits out not_detached until the cluster saw the stream close */
+  const paired = next(s, "paired", () => true, 30000);
+  assert.equal(await s.attach(s.session), s);
+  await paired;
+  await until(() => s.begins.length === 2, 20000, "the host's begin on the new stream");
+  assert.equal(s.stream, stream, "the same shell");
+  assert.deepEqual([s.begins[1].offset, s.begins[1].skipped, s.begins[1].newStream], [shown, 0, false], "on from the offset shown");
+  s.input("echo AGA''IN\r");
+  await until(() => s.text.includes("AGAIN\r\n"), 20000, "the shell answers after the attach");
+  /* waiting, when the host's data connection comes after the device's stream */
+  assert.deepEqual(states.filter((x) => x !== "waiting:waiting"), ["detached:detached", "opening:attach", "attached:paired"]);
+  assert.deepEqual(s.skips, []);
 });
 
 test("a reattach past the ring: a skipped event with the exact count, then the ring's bytes", async () => {

@@ -1,8 +1,9 @@
 // package.test.mjs: what the package promises as a package: tsc --noEmit
 // in strict mode over src/, the core at most 10 KB minified and gzipped
 // (esbuild + zlib, the way a bundler would ship it), and the tarball of
-// npm pack with its README, licence, type declarations and both entry
-// points (and nothing of src/ or test/).
+// npm pack with its README, licence (the PostgreSQL Licence), version
+// (the version export's too), type declarations and both entry points
+// (and nothing of src/ or test/).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,11 @@ import { build } from "esbuild";
 
 const root = new URL("../..", import.meta.url).pathname;
 const CORE_BUDGET = 10 * 1024;
+
+test("the version export is package.json's version", async () => {
+  const { version } = await import("../../dist/index.js");
+  assert.equal(version, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
+});
 
 test("tsc --noEmit, strict, passes over src/", () => {
   const cfg = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8"));
@@ -47,6 +53,12 @@ test("npm pack: README, LICENSE, the type declarations and both entry points", (
     assert.equal(pkg.peerDependenciesMeta["@xterm/xterm"].optional, true);
     assert.equal(pkg.peerDependenciesMeta.ws.optional, true);
     assert.equal(pkg.exports["./xterm"].types, "./dist/xterm.d.ts");
+    /* the PostgreSQL Licence, as the whole repository (SPDX "PostgreSQL"), and the release's version */
+    assert.equal(pkg.license, "PostgreSQL");
+    assert.equal(pkg.version, "0.3.0");
+    const licence = execFileSync("tar", ["xzOf", tarball, "package/LICENSE"], { encoding: "utf8" });
+    assert.match(licence, /^PostgreSQL Licence\n\nCopyright \(c\) 2026, the bothy developers\n/);
+    assert.match(licence, /NO OBLIGATIONS TO PROVIDE MAINTENANCE, SUPPORT,\nUPDATES, ENHANCEMENTS, OR MODIFICATIONS\.\n$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
