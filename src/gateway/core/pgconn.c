@@ -29,12 +29,24 @@ drop_notice(void *arg, const char *message)
 	(void) message;
 }
 
+/*
+ * The dup'd socket of a connection given up stays open in lws until lws
+ * closes its wsi, and one whose connect failed or whose server hung up is
+ * readable at every turn (EOF, hang-up: libev passes both on as "read").
+ * Left alone it starved the loop: with an event pending at every turn,
+ * libev never runs the idle watcher through which lws's libev plugin
+ * services its timers (lws_sul), so the kill below, the retry and the
+ * start timeout never came, and the node spun a core without ever
+ * connecting again (a node started before its database, issue 33).  So
+ * the callback closes such a wsi at its next event, and the kill is for
+ * a socket that has none.
+ */
 static void
 detach_socket(gw_pgconn *pc)
 {
 	if (pc->wsi != NULL)
 	{
-		/* the wsi outlives this call by one loop turn: make it forget us */
+		/* the wsi outlives this call until its next event: make it forget us */
 		lws_set_opaque_user_data(pc->wsi, NULL);
 		lws_set_timeout(pc->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 		pc->wsi = NULL;
@@ -310,16 +322,17 @@ gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	switch (reason)
 	{
 		case LWS_CALLBACK_RAW_RX_FILE:
-			if (pc != NULL && pc->wsi == wsi)
-				socket_event(pc);
+			/* a socket no longer ours: closed at once (detach_socket says why) */
+			if (pc == NULL || pc->wsi != wsi)
+				return -1;
+			socket_event(pc);
 			return 0;
 		case LWS_CALLBACK_RAW_WRITEABLE_FILE:
-			if (pc != NULL && pc->wsi == wsi)
-			{
-				pc->in_writable = wsi;
-				socket_event(pc);
-				pc->in_writable = NULL;
-			}
+			if (pc == NULL || pc->wsi != wsi)
+				return -1;
+			pc->in_writable = wsi;
+			socket_event(pc);
+			pc->in_writable = NULL;
 			return 0;
 		case LWS_CALLBACK_RAW_CLOSE_FILE:
 			/* hang-up: libpq learns of it on its next read; go there from a timer */
