@@ -1,6 +1,8 @@
 """A node started before its database (issue 33): it waits quietly, is
 ready within 5 s of the database accepting connections, and gives up with
-exit 1 at --start-timeout when the database never comes.
+exit 1 at --start-timeout when the database never comes; a database that
+refuses it is named by libpq's reason, as a code (docs/gateway.md,
+"database connection failed").
 
 The database here is a real PostgreSQL on a TCP port of its own, as a
 container's or another machine's is: while it is down the port refuses
@@ -126,3 +128,38 @@ def test_start_timeout_exits_1_when_the_database_never_comes(keys):
     assert code == 1
     assert 3.0 <= took < 6.0, took
     assert 'level=error msg="database not reachable at start"' in node.log
+    # why, once for the whole wait (an attempt a second)
+    assert node.log.count('msg="database connection failed"') == 1
+    assert 'level=warn msg="database connection failed" reason=connection_refused\n' in node.log
+
+
+def test_libpq_reason_reaches_the_log_as_a_code(keys):
+    """sslmode=require against a server without TLS logged only "database
+    call timed out" before; now libpq's reason, as a code and never its
+    text (which names the address and the user: the autouse logs_clean
+    fixture checks every node's log for an address)."""
+    pg = TcpInstance("refusing-pg", PG_CONF)
+    nodes = []
+    try:
+        pg.start()
+        assert pg.query("SHOW ssl")[0][0] == "off"
+        cases = [("sslmode=require", "ssl_not_supported"),
+                 ("dbname=no_such_database", "database_missing"),
+                 ("user=no_such_role", "authentication_failed")]
+        for extra, _ in cases:
+            node = tcp_node("refused-node", keys, pg.port, 30000)
+            node.args[node.args.index("--database") + 1] = node.conninfo + " " + extra
+            nodes.append(node.start(wait=False))
+        for node, (extra, reason) in zip(nodes, cases):
+            line = 'level=warn msg="database connection failed" reason=%s\n' % reason
+            poll_until(lambda: line in node.log, timeout=10, what="%s: reason=%s" % (extra, reason))
+            assert node.http("/readyz")[0] == 503
+        # the attempts go on, a second apart, the reason logged once
+        time.sleep(2.5)
+        for node in nodes:
+            assert node.log.count('msg="database connection failed"') == 1, node.log
+            assert "SSL" not in node.log and "no_such" not in node.log
+    finally:
+        for node in nodes:
+            node.stop()
+        pg.close()
