@@ -144,6 +144,7 @@ def test_libpq_reason_reaches_the_log_as_a_code(keys):
         pg.start()
         assert pg.query("SHOW ssl")[0][0] == "off"
         cases = [("sslmode=require", "ssl_not_supported"),
+                 ("sslmode=verify-full", "ssl_not_supported"),
                  ("dbname=no_such_database", "database_missing"),
                  ("user=no_such_role", "authentication_failed")]
         for extra, _ in cases:
