@@ -25,9 +25,11 @@ GATEWAY_LWS_CFLAGS := $(shell pkg-config --cflags libwebsockets jansson)
 GATEWAY_LWS_LIBS   := $(shell pkg-config --libs libwebsockets jansson) -lev
 # -iquote, never -I src/common: src/common/signal.h would shadow <signal.h>;
 # and src/gateway itself, never a room: "core/conn.h" names its room
+# BOTHY_VERSION: `bothy-gateway --version`, bothy.control's default_version
+# (the top Makefile's EXTVERSION), the one place a release is numbered
 GATEWAY_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
                    -Wimplicit-fallthrough=3 -iquote src/common -iquote src/gateway \
-                   -I$(GATEWAY_PG_INC) $(GATEWAY_LWS_CFLAGS)
+                   -I$(GATEWAY_PG_INC) $(GATEWAY_LWS_CFLAGS) -DBOTHY_VERSION='"$(EXTVERSION)"'
 GATEWAY_LIBS     = $(GATEWAY_LWS_LIBS) -L$(GATEWAY_PG_LIB) -lpq $(GATEWAY_CRYPTO_LIBS)
 
 # The pure parts, with the sanitizers of the top Makefile's UNIT_CFLAGS.
@@ -45,7 +47,7 @@ GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_proto
 # BOTHY_BUILD_FLAGS: a packager's compile and link flags for the daemons
 # only (debian/rules: dpkg-buildflags' hardening), empty otherwise
 $(GATEWAY_BIN): $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) \
-        $(GATEWAY_HDRS)
+        $(GATEWAY_HDRS) bothy.control
 	$(GATEWAY_CC) $(GATEWAY_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(GATEWAY_SRCS) $(GATEWAY_CRYPTO_SRCS) \
 	    $(COMMON_SRCS) $(COMMON_DAEMON_SRCS) $(GATEWAY_LIBS)
 

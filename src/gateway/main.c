@@ -14,6 +14,7 @@
  *			bothy-gateway token person --person P --device D
  *			bothy-gateway token agent --agent A
  *			bothy-gateway keys rotate
+ *			bothy-gateway --version
  *
  * Exit status: 0 done, 1 failed or refused to start (the reason on
  * stderr), 2 usage error.
@@ -35,6 +36,7 @@ static const char usage[] =
 "  token person   mint a person-device token (bothy-gateway token --help)\n"
 "  token agent    mint an agent token\n"
 "  keys rotate    add a signing key to the key store (bothy-gateway keys --help)\n"
+"  --version      print the version\n"
 "  --help         this text\n";
 
 int
@@ -49,6 +51,17 @@ main(int argc, char **argv)
 		strcmp(argv[1], "help") == 0)
 	{
 		fputs(usage, stdout);
+		return 0;
+	}
+	/* BOTHY_VERSION: bothy.control's default_version, from gateway.mk */
+	if (strcmp(argv[1], "--version") == 0)
+	{
+		if (argc != 2)
+		{
+			fprintf(stderr, "bothy-gateway: --version takes no argument\n%s", usage);
+			return 2;
+		}
+		printf("bothy-gateway %s\n", BOTHY_VERSION);
 		return 0;
 	}
 	if (strcmp(argv[1], "serve") == 0)

@@ -24,6 +24,8 @@ HOST_SHARED_HDRS = src/common/logline.h src/common/base64url.h src/common/intpar
                 src/common/uuid.h
 HOST_BIN      = src/host/bothy-host
 HOST_INCLUDES = -iquote src/common -iquote src
+# BOTHY_HOST_VERSION: --version and hello's version, bothy.control's
+# default_version (the top Makefile's EXTVERSION), as for the gateway
 HOST_CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
                 -Wimplicit-fallthrough=3 $(HOST_INCLUDES) $(GATEWAY_LWS_CFLAGS) \
                 -DBOTHY_HOST_VERSION='"$(EXTVERSION)"'
@@ -37,7 +39,7 @@ HOST_UNIT_TESTS = test/unit/host/test_ring test/unit/host/test_frame \
                 test/unit/host/test_backoff test/unit/host/test_proof \
                 test/unit/host/test_hostkey test/unit/host/test_msg
 
-$(HOST_BIN): $(HOST_SRCS) $(HOST_HDRS) $(HOST_SHARED) $(HOST_SHARED_HDRS)
+$(HOST_BIN): $(HOST_SRCS) $(HOST_HDRS) $(HOST_SHARED) $(HOST_SHARED_HDRS) bothy.control
 	$(HOST_CC) $(HOST_CFLAGS) $(BOTHY_BUILD_FLAGS) -o $@ $(HOST_SRCS) $(HOST_SHARED) $(HOST_LIBS)
 
 test/unit/host/test_ring: test/unit/host/test_ring.c src/host/ring.c src/host/ring.h \

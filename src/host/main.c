@@ -198,7 +198,8 @@ main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "--version") == 0)
 	{
-		printf("%s%s\n", HOST_VERSION_PREFIX, BOTHY_HOST_VERSION);
+		/* as bothy-gateway --version: the name, a space, the version */
+		printf("bothy-host %s\n", BOTHY_HOST_VERSION);
 		return HOST_EXIT_OK;
 	}
 	r = host_options_parse(&host.opt, argc, argv, err, sizeof(err), stdout);

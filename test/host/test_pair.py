@@ -167,4 +167,4 @@ def test_usage_errors_name_the_option_and_exit_2(fake, paired):
     status, out, _ = run_host("--help", allow_root=False)
     assert status == 0 and out.startswith("usage: bothy-host pair")
     status, out, _ = run_host("--version", allow_root=False)
-    assert status == 0 and out == "bothy-host/0.3.0\n"
+    assert status == 0 and out == "bothy-host 0.3.0\n"

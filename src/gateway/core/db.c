@@ -65,6 +65,7 @@ struct gw_db
 	bool		was_up;			/* for the one record per outage */
 	lws_usec_t	timeout_logged;	/* when "database call timed out" was last logged */
 	uint64_t	timeouts_unlogged;	/* time-outs since */
+	const char *failure;		/* the reason last logged while down, or NULL */
 	gw_dbread  *reads;			/* the standbys, or NULL */
 };
 
@@ -260,7 +261,25 @@ slot_up(gw_pgconn *pc)
 	if (!slot->db->was_up)
 		gw_log(GW_LOG_INFO, "database connection open");
 	slot->db->was_up = true;
+	slot->db->failure = NULL;
 	dispatch(slot->db);
+}
+
+/*
+ * A connect attempt failed while no query connection is up: libpq's reason
+ * as its code (core/pgconn.c), once per outage and again when it changes,
+ * not at every retry of every slot.
+ */
+static void
+slot_failed(gw_pgconn *pc)
+{
+	db_slot    *slot = pc->owner;
+
+	if (gw_db_up(slot->db) ||
+		(slot->db->failure != NULL && strcmp(pc->failure, slot->db->failure) == 0))
+		return;
+	slot->db->failure = pc->failure;
+	gw_logf(GW_LOG_WARN, "database connection failed", "reason=%s", pc->failure);
 }
 
 static void
@@ -330,7 +349,7 @@ slot_io(gw_pgconn *pc)
 	dispatch(slot->db);
 }
 
-static const gw_pgconn_ops slot_ops = {slot_up, slot_io, slot_down, NULL};
+static const gw_pgconn_ops slot_ops = {slot_up, slot_io, slot_down, slot_failed};
 
 gw_db *
 gw_db_create(struct lws_context *context, struct lws_vhost *vhost, const char *conninfo,

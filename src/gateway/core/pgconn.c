@@ -29,12 +29,24 @@ drop_notice(void *arg, const char *message)
 	(void) message;
 }
 
+/*
+ * The dup'd socket of a connection given up stays open in lws until lws
+ * closes its wsi, and one whose connect failed or whose server hung up is
+ * readable at every turn (EOF, hang-up: libev passes both on as "read").
+ * Left alone it starved the loop: with an event pending at every turn,
+ * libev never runs the idle watcher through which lws's libev plugin
+ * services its timers (lws_sul), so the kill below, the retry and the
+ * start timeout never came, and the node spun a core without ever
+ * connecting again (a node started before its database, issue 33).  So
+ * the callback closes such a wsi at its next event, and the kill is for
+ * a socket that has none.
+ */
 static void
 detach_socket(gw_pgconn *pc)
 {
 	if (pc->wsi != NULL)
 	{
-		/* the wsi outlives this call by one loop turn: make it forget us */
+		/* the wsi outlives this call until its next event: make it forget us */
 		lws_set_opaque_user_data(pc->wsi, NULL);
 		lws_set_timeout(pc->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 		pc->wsi = NULL;
@@ -86,6 +98,59 @@ teardown(gw_pgconn *pc)
 	}
 }
 
+/*
+ * Why a connect attempt failed, as a code of a closed set (docs/gateway.md,
+ * "database connection failed"): libpq's message may name the host, its
+ * address and the user (D-M2-47-11), so it is matched, never logged.  The
+ * server's own refusals are matched by SQLSTATE (the connection asks for
+ * PQERRORS_SQLSTATE while it connects: the server's message text follows
+ * its lc_messages); libpq's are in English, as the node never calls
+ * setlocale.  The first rule that matches wins: the server's word before
+ * libpq's, whose message for a host tried later may follow.
+ */
+static const struct
+{
+	const char *text;
+	const char *reason;
+}			reasons[] = {
+	{"server does not support SSL, but SSL was required", "ssl_not_supported"},
+	{"  28P01", "authentication_failed"},	/* invalid_password */
+	{"  28000", "authentication_failed"},	/* no such role, or pg_hba.conf refuses */
+	{"  3D000", "database_missing"},
+	{"  53300", "too_many_connections"},
+	{"  57P03", "server_not_ready"},	/* starting up, shutting down, in recovery */
+	{"certificate", "ssl_failed"},	/* verify-ca, verify-full: the server's or the root's */
+	{"SSL", "ssl_failed"},
+	{"no password supplied", "authentication_failed"},
+	{"authentication", "authentication_failed"},
+	{"could not translate host name", "host_unknown"},
+	{"Connection refused", "connection_refused"},
+	{"No such file or directory", "connection_refused"},	/* no Unix socket there */
+	{"No route to host", "unreachable"},
+	{"Network is unreachable", "unreachable"},
+	{"timeout expired", "timeout"},
+	{"Connection timed out", "timeout"},
+	{"invalid connection option", "invalid_conninfo"},
+	{"invalid URI", "invalid_conninfo"},
+	{"missing \"=\"", "invalid_conninfo"},
+	{"unterminated quoted string", "invalid_conninfo"},
+	{"invalid sslmode value", "invalid_conninfo"},
+};
+
+static const char *
+failure_reason(const PGconn *pg)
+{
+	const char *message = pg != NULL ? PQerrorMessage(pg) : NULL;
+	size_t		i;
+
+	if (message == NULL)
+		return "out_of_memory";
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (strstr(message, reasons[i].text) != NULL)
+			return reasons[i].reason;
+	return "other";
+}
+
 static void
 retry_cb(lws_sorted_usec_list_t *sul)
 {
@@ -94,12 +159,16 @@ retry_cb(lws_sorted_usec_list_t *sul)
 	connect_now(pc);
 }
 
-/* One attempt failed: a retry at once after a loss, then every back-off. */
+/*
+ * One attempt failed (reason NULL: ask libpq why): a retry at once after a
+ * loss, then every back-off.
+ */
 static void
-attempt_failed(gw_pgconn *pc)
+attempt_failed(gw_pgconn *pc, const char *reason)
 {
 	lws_usec_t	delay;
 
+	pc->failure = reason != NULL ? reason : failure_reason(pc->pg);
 	teardown(pc);
 	pc->state = GW_PG_DOWN;
 	if (pc->ops->failed != NULL)
@@ -121,7 +190,7 @@ timeout_cb(lws_sorted_usec_list_t *sul)
 	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_timeout);
 
 	if (pc->state == GW_PG_CONNECTING)
-		attempt_failed(pc);
+		attempt_failed(pc, "timeout");
 }
 
 static void
@@ -133,20 +202,22 @@ poll_connect(gw_pgconn *pc)
 			lws_sul_cancel(&pc->sul_timeout);
 			if (PQsetnonblocking(pc->pg, 1) != 0 || !adopt_socket(pc))
 			{
-				attempt_failed(pc);
+				attempt_failed(pc, "other");
 				return;
 			}
+			/* the owners' errors keep the server's text (PQERRORS_SQLSTATE: connecting) */
+			PQsetErrorVerbosity(pc->pg, PQERRORS_DEFAULT);
 			pc->state = GW_PG_UP;
 			pc->retried_at_once = false;
 			pc->ops->up(pc);
 			return;
 		case PGRES_POLLING_FAILED:
-			attempt_failed(pc);
+			attempt_failed(pc, NULL);
 			return;
 		case PGRES_POLLING_WRITING:
 			if (!adopt_socket(pc))
 			{
-				attempt_failed(pc);
+				attempt_failed(pc, "other");
 				return;
 			}
 			gw_pgconn_want_write(pc);
@@ -154,7 +225,7 @@ poll_connect(gw_pgconn *pc)
 		case PGRES_POLLING_READING:
 		case PGRES_POLLING_ACTIVE:
 			if (!adopt_socket(pc))
-				attempt_failed(pc);
+				attempt_failed(pc, "other");
 			return;
 	}
 }
@@ -173,16 +244,18 @@ connect_now(gw_pgconn *pc)
 	pc->pg = PQconnectStartParams(keys, values, 1);
 	if (pc->pg == NULL || PQstatus(pc->pg) == CONNECTION_BAD)
 	{
-		attempt_failed(pc);
+		attempt_failed(pc, NULL);
 		return;
 	}
 	PQsetNoticeProcessor(pc->pg, drop_notice, NULL);
+	/* the server's refusal as its SQLSTATE, whatever its language (failure_reason) */
+	PQsetErrorVerbosity(pc->pg, PQERRORS_SQLSTATE);
 	lws_sul_schedule(pc->context, 0, &pc->sul_timeout, timeout_cb,
 					 (lws_usec_t) pc->connect_timeout_ms * LWS_US_PER_MS);
 	/* "as if PQconnectPoll last returned PGRES_POLLING_WRITING" */
 	if (!adopt_socket(pc))
 	{
-		attempt_failed(pc);
+		attempt_failed(pc, "other");
 		return;
 	}
 	lws_callback_on_writable(pc->wsi);
@@ -284,7 +357,7 @@ lost_cb(lws_sorted_usec_list_t *sul)
 	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_lost);
 
 	if (pc->state == GW_PG_CONNECTING)
-		attempt_failed(pc);
+		attempt_failed(pc, NULL);
 	else
 		gw_pgconn_lost(pc);
 }
@@ -310,16 +383,17 @@ gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	switch (reason)
 	{
 		case LWS_CALLBACK_RAW_RX_FILE:
-			if (pc != NULL && pc->wsi == wsi)
-				socket_event(pc);
+			/* a socket no longer ours: closed at once (detach_socket says why) */
+			if (pc == NULL || pc->wsi != wsi)
+				return -1;
+			socket_event(pc);
 			return 0;
 		case LWS_CALLBACK_RAW_WRITEABLE_FILE:
-			if (pc != NULL && pc->wsi == wsi)
-			{
-				pc->in_writable = wsi;
-				socket_event(pc);
-				pc->in_writable = NULL;
-			}
+			if (pc == NULL || pc->wsi != wsi)
+				return -1;
+			pc->in_writable = wsi;
+			socket_event(pc);
+			pc->in_writable = NULL;
 			return 0;
 		case LWS_CALLBACK_RAW_CLOSE_FILE:
 			/* hang-up: libpq learns of it on its next read; go there from a timer */

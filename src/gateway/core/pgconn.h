@@ -31,7 +31,7 @@ typedef struct gw_pgconn_ops
 	void		(*up) (gw_pgconn *pc);	/* connected, nonblocking */
 	void		(*io) (gw_pgconn *pc);	/* socket readable or writable while up */
 	void		(*down) (gw_pgconn *pc);	/* an up connection was lost */
-	void		(*failed) (gw_pgconn *pc);	/* one connect attempt failed */
+	void		(*failed) (gw_pgconn *pc);	/* one connect attempt failed: pc->failure */
 } gw_pgconn_ops;
 
 typedef enum gw_pgconn_state
@@ -50,6 +50,7 @@ struct gw_pgconn
 	bool		stopped;		/* no reconnect after gw_pgconn_stop */
 	bool		retried_at_once;	/* the immediate retry after a loss is spent */
 	bool		flushing;		/* PQflush left output to send */
+	const char *failure;		/* why the last attempt failed: a constant code, never libpq's text */
 	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
 	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
 	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
