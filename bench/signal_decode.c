@@ -2,7 +2,9 @@
  * signal_decode.c
  *		The signal codec's cost per payload, side by side in one run: this
  *		tree's decoder, jansson parsing the same bytes (what a node would
- *		pay with a general JSON library), and optionally the decoder of an
+ *		pay with a general JSON library), the whole of what a node runs per
+ *		payload it hears (the envelope's MAC checked with the channel key,
+ *		core/channel.c, then the decoder), and optionally the decoder of an
  *		older revision (bench/signal_decode REV links it in with its symbols
  *		renamed old_*).  Each round times every contender on every payload,
  *		in turn; the figure is the median round.
@@ -10,11 +12,13 @@
  * Built and run by bench/signal_decode.
  */
 #include <jansson.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/channel.h"
 #include "signal.h"
 
 #ifdef BOTHY_OLD_DECODER
@@ -40,6 +44,7 @@ enum contender
 {
 	THIS_TREE,
 	JANSSON,
+	SIGNED,
 #ifdef BOTHY_OLD_DECODER
 	OLD_TREE,
 #endif
@@ -47,6 +52,7 @@ enum contender
 };
 
 static const char *const contender_names[] = {"this tree", "jansson json_loadb",
+	"the envelope's check and this tree",
 #ifdef BOTHY_OLD_DECODER
 	"the older revision",
 #endif
@@ -61,12 +67,31 @@ now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static uint8_t key[BOTHY_ENVELOPE_KEY_BYTES];
+static gw_channel_key prepared;
+static char sealed[NPAYLOADS][BOTHY_CHANNEL_MAX_BYTES + 1];	/* each payload signed */
+
+/* payloads[p] in its envelope under key, as the extension signs it. */
+static void
+seal(size_t p)
+{
+	uint8_t		mac[crypto_auth_hmacsha256_BYTES];
+	const char *payload = payloads[p][1];
+
+	crypto_auth_hmacsha256(mac, (const unsigned char *) payload, strlen(payload), key);
+	if (bothy_envelope_wrap(mac, payload, strlen(payload), sealed[p], sizeof(sealed[p])) == 0)
+		exit(1);
+}
+
 /* Nanoseconds per call of one contender on one payload; exits on a wrong answer. */
 static double
-time_calls(enum contender c, const char *payload)
+time_calls(enum contender c, size_t p)
 {
+	const char *payload = payloads[p][1];
 	size_t		len = strlen(payload);
 	bothy_signal sig;
+	char		opened[BOTHY_CHANNEL_MAX_BYTES + 1];
+	size_t		openlen;
 	double		start = now_ns();
 
 	for (int i = 0; i < CALLS; i++)
@@ -77,6 +102,11 @@ time_calls(enum contender c, const char *payload)
 		{
 			case THIS_TREE:
 				ok = bothy_signal_decode(payload, len, &sig, NULL) == BOTHY_DECODE_OK;
+				break;
+			case SIGNED:
+				ok = gw_channel_open(&prepared, sealed[p], strlen(sealed[p]), opened, sizeof(opened),
+									 &openlen) == GW_CHANNEL_SIGNED &&
+					bothy_signal_decode(opened, openlen, &sig, NULL) == BOTHY_DECODE_OK;
 				break;
 			case JANSSON:
 				{
@@ -117,10 +147,16 @@ main(void)
 {
 	static double ns[NPAYLOADS][CONTENDERS][ROUNDS];
 
+	if (sodium_init() < 0)
+		return 1;
+	randombytes_buf(key, sizeof(key));
+	gw_channel_prepare(key, &prepared);
+	for (size_t p = 0; p < NPAYLOADS; p++)
+		seal(p);
 	for (int r = 0; r < ROUNDS; r++)
 		for (size_t p = 0; p < NPAYLOADS; p++)
 			for (int c = 0; c < CONTENDERS; c++)
-				ns[p][c][r] = time_calls((enum contender) c, payloads[p][1]);
+				ns[p][c][r] = time_calls((enum contender) c, p);
 
 	printf("signal decoding, ns per payload (median of %d rounds of %d calls each):\n", ROUNDS, CALLS);
 	for (size_t p = 0; p < NPAYLOADS; p++)
@@ -132,9 +168,10 @@ main(void)
 			qsort(ns[p][c], ROUNDS, sizeof(double), compare_double);
 			median[c] = ns[p][c][ROUNDS / 2];
 		}
-		printf("  %-15s %3zu bytes   this tree %6.0f   jansson %6.0f (%.1fx this tree)",
+		printf("  %-15s %3zu bytes   this tree %6.0f   jansson %6.0f (%.1fx this tree)"
+			   "   signed: check + decode %6.0f (%.2fx this tree)",
 			   payloads[p][0], strlen(payloads[p][1]), median[THIS_TREE], median[JANSSON],
-			   median[JANSSON] / median[THIS_TREE]);
+			   median[JANSSON] / median[THIS_TREE], median[SIGNED], median[SIGNED] / median[THIS_TREE]);
 #ifdef BOTHY_OLD_DECODER
 		printf("   older revision %6.0f (%.2fx this tree)", median[OLD_TREE], median[OLD_TREE] / median[THIS_TREE]);
 #endif

@@ -42,7 +42,7 @@ GATEWAY_UNIT_TESTS += test/unit/gateway/test_config test/unit/gateway/test_proto
                    test/unit/gateway/test_events test/unit/gateway/test_route \
                    test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                    test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
-                   test/unit/gateway/test_relay_window
+                   test/unit/gateway/test_relay_window test/unit/gateway/test_channel
 
 # BOTHY_BUILD_FLAGS: a packager's compile and link flags for the daemons
 # only (debian/rules: dpkg-buildflags' hardening), empty otherwise
@@ -131,6 +131,12 @@ test/unit/gateway/test_route: test/unit/gateway/test_route.c src/gateway/core/ro
         src/gateway/core/metrics.h test/unit/unit.h
 	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) $(GATEWAY_LWS_CFLAGS) -o $@ $< src/gateway/core/route.c
 
+# The channel's envelope and its check with the key (libsodium's HMAC).
+test/unit/gateway/test_channel: test/unit/gateway/test_channel.c src/gateway/core/channel.c \
+        src/gateway/core/channel.h src/common/envelope.c src/common/envelope.h src/common/hex.h \
+        test/unit/unit.h
+	$(GATEWAY_CC) $(GATEWAY_UNIT_CFLAGS) -o $@ $< src/gateway/core/channel.c src/common/envelope.c -lsodium
+
 gateway: $(GATEWAY_BIN) $(GATEWAY_UNIT_TESTS)
 
 EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/test_protocol \
@@ -138,6 +144,6 @@ EXTRA_CLEAN += $(GATEWAY_BIN) test/unit/gateway/test_config test/unit/gateway/te
                test/unit/gateway/test_uuidmap test/unit/gateway/test_events test/unit/gateway/test_route \
                test/unit/gateway/test_tmodel test/unit/gateway/test_twire \
                test/unit/gateway/test_relay_slot test/unit/gateway/test_relay_wire \
-               test/unit/gateway/test_relay_window
+               test/unit/gateway/test_relay_window test/unit/gateway/test_channel
 
 .PHONY: gateway

@@ -26,20 +26,32 @@ gw_channel_verdict_code(gw_channel_verdict v)
 	return v < GW_CHANNEL_VERDICT_COUNT ? verdict_codes[v] : "unknown";
 }
 
-bool
-gw_channel_parse_key(const char *text, size_t len, uint8_t key[BOTHY_ENVELOPE_KEY_BYTES])
+void
+gw_channel_prepare(const uint8_t raw[BOTHY_ENVELOPE_KEY_BYTES], gw_channel_key *key)
 {
-	return len == 2 + 2 * BOTHY_ENVELOPE_KEY_BYTES && text[0] == '\\' && text[1] == 'x' &&
-		bothy_hex_decode(text + 2, BOTHY_ENVELOPE_KEY_BYTES, key);
+	crypto_auth_hmacsha256_init(&key->prepared, raw, BOTHY_ENVELOPE_KEY_BYTES);
+}
+
+bool
+gw_channel_parse_key(const char *text, size_t len, gw_channel_key *key)
+{
+	uint8_t		raw[BOTHY_ENVELOPE_KEY_BYTES];
+
+	if (len != 2 + 2 * BOTHY_ENVELOPE_KEY_BYTES || text[0] != '\\' || text[1] != 'x' ||
+		!bothy_hex_decode(text + 2, BOTHY_ENVELOPE_KEY_BYTES, raw))
+		return false;
+	gw_channel_prepare(raw, key);
+	sodium_memzero(raw, sizeof(raw));
+	return true;
 }
 
 gw_channel_verdict
-gw_channel_open(const uint8_t key[BOTHY_ENVELOPE_KEY_BYTES], const char *wire, size_t len,
+gw_channel_open(const gw_channel_key *key, const char *wire, size_t len,
 				char *out, size_t cap, size_t *outlen)
 {
 	uint8_t		mac[BOTHY_ENVELOPE_MAC_BYTES];
 	uint8_t		full[crypto_auth_hmacsha256_BYTES];
-	crypto_auth_hmacsha256_state st;
+	crypto_auth_hmacsha256_state st = key->prepared;
 	const char *rest;
 	size_t		restlen;
 
@@ -48,7 +60,6 @@ gw_channel_open(const uint8_t key[BOTHY_ENVELOPE_KEY_BYTES], const char *wire, s
 	out[0] = '{';
 	memcpy(out + 1, rest, restlen);
 	out[restlen + 1] = '\0';
-	crypto_auth_hmacsha256_init(&st, key, BOTHY_ENVELOPE_KEY_BYTES);
 	crypto_auth_hmacsha256_update(&st, (const unsigned char *) out, restlen + 1);
 	crypto_auth_hmacsha256_final(&st, full);
 	if (sodium_memcmp(full, mac, BOTHY_ENVELOPE_MAC_BYTES) != 0)

@@ -55,7 +55,7 @@ struct gw_listener
 	bool		listening;		/* LISTEN and the key read were ok on this connection */
 	bool		listen_ok;		/* ... LISTEN's result was ok, while they run */
 	bool		key_ok;			/* ... the key was read, while they run */
-	uint8_t		key[BOTHY_ENVELOPE_KEY_BYTES];	/* the channel key of this connection's server */
+	gw_channel_key key;			/* the channel key of this connection's server */
 	int64_t		refused_logged_ms;	/* gw_mono_ms of the last refusal record; 0: none */
 	lws_sorted_usec_list_t sul_drain;	/* the next turn's batch, while libpq holds more */
 	uint64_t	refused_unlogged;	/* refusals since that record */
@@ -96,7 +96,7 @@ listen_result(gw_listener *l, const PGresult *res)
 	else if (PQresultStatus(res) == PGRES_TUPLES_OK && l->listen_ok && PQntuples(res) == 1 &&
 			 PQnfields(res) == 1 && !PQgetisnull(res, 0, 0))
 		l->key_ok = gw_channel_parse_key(PQgetvalue(res, 0, 0),
-										 (size_t) PQgetlength(res, 0, 0), l->key);
+										 (size_t) PQgetlength(res, 0, 0), &l->key);
 }
 
 static void
@@ -182,7 +182,7 @@ hand_to_routes(gw_listener *l, const char *wire, size_t wirelen, int be_pid)
 	bool		own = false;
 	int			i;
 
-	v = gw_channel_open(l->key, wire, wirelen, payload, sizeof(payload), &len);
+	v = gw_channel_open(&l->key, wire, wirelen, payload, sizeof(payload), &len);
 	if (v != GW_CHANNEL_SIGNED)
 	{
 		refuse(l, v, be_pid);
