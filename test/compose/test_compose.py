@@ -205,6 +205,26 @@ def test_docker_kill_of_a_node_and_every_client_resumes_on_the_other(stack):
     assert stack.health("node-2") == "healthy"
 
 
+def test_a_node_brought_back_then_the_documented_edge_restart(stack):
+    """What replaces depends_on's restart: true on 1.29 (operations.md,
+    "After a node was recreated"): the killed node brought back by the
+    documented up, then the edge restarted with the documented command;
+    the edge then serves both nodes again."""
+    import conftest
+    restart = stack.up_command[:-2] + ["restart", "edge"]
+    prose = " ".join(conftest.doc_section("operations.md", "### Compose").split())
+    assert "`%s`" % " ".join(restart) in prose
+    stack.up(services=("node", "node-2"))
+    run(*restart, cwd=stack.project_dir, env=stack.env, timeout=120)
+    poll_until(stack.edge_answers, 60, "the edge answering after its restart")
+
+    async def scenario():
+        conns = await on_both_nodes(stack, [new_id()])
+        for _, ws, _ in conns:
+            await ws.close()
+    asyncio.run(scenario())
+
+
 def test_sigterm_stops_every_container_cleanly_and_down_leaves_nothing(stack):
     """docker-compose stop sends SIGTERM and SIGKILL after 10 s: each
     container left running exits 0 (a SIGKILL would be 137) in that time,
@@ -212,7 +232,7 @@ def test_sigterm_stops_every_container_cleanly_and_down_leaves_nothing(stack):
     teardown leaves no container, network or volume of the project."""
     assert stack.leftovers(), "the project has nothing to take down"
     stack.compose("stop", "-t", "10", timeout=120)
-    for service in ("db", "node-2", "edge"):
+    for service in ("db", "node", "node-2", "edge"):
         state = json.loads(run("docker", "inspect", "-f", "{{json .State}}", stack.container(service)).stdout)
         assert (state["Status"], state["ExitCode"], state["OOMKilled"]) == ("exited", 0, False), (service, state)
     stack.documented(stack.down_command, timeout=120)
