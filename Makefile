@@ -152,11 +152,14 @@ demo:
 .PHONY: demo
 
 # --- make deb: the Debian packages (debian/, docs/operations.md) ------------
+# First the build dependencies this machine misses (debian/install-build-deps:
+# apt-get build-dep as root; another user is shown the line to run), then
 # dpkg-buildpackage on a copy of the tree in build/deb/ (its clean step
 # would clean this one), so the packages postgresql-15-bothy, bothy-gateway
 # and bothy-host land in build/deb/, where test/compose and images/ take them.
 DEB_DIR ?= build/deb
 deb:
+	debian/install-build-deps
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/bothy-$(EXTVERSION)
 	tar -cf - --exclude=./.git --exclude=./build --exclude=./.demo --exclude='./test/browser/node_modules' \
 	    --exclude=./artifacts --exclude='*/node_modules' . | tar -C $(DEB_DIR)/bothy-$(EXTVERSION) -xf -

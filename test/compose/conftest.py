@@ -1,13 +1,17 @@
 """test/compose: the Debian packages, the images built from them and the
-Compose overlay, run on this machine's docker (dockerd started when none
-runs).  The fixture `stack` makes the packages (make deb), the base and
-the images (images/build, each skipped when its content has not changed),
-and brings compose/compose.yaml with compose/compose.multi-node.yaml up
-under the profile direct in a project of its own, published on a free
-port of 127.0.0.1; at the end `down -v` and a check that nothing of the
-project is left."""
+Compose files, run on this machine's docker (dockerd started when none
+runs).  The fixture `images` makes the base, then the packages with
+`make deb` in a container of that base holding a fresh copy of the tree
+and none of the build dependencies, then the images (images/build, each
+skipped when its content has not changed).  `Stack` is one Compose
+project in a copy of compose/, brought up and down with the commands of
+docs/operations.md "Compose" as written there (COMPOSE_PROJECT_NAME keeps
+each run apart), published on a free port of 127.0.0.1; at the end a
+check that nothing of the project is left."""
 import os
+import re
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -24,8 +28,8 @@ ROOT = os.environ.get("BOTHY_ROOT", os.path.abspath(os.path.join(os.path.dirname
 sys.path.insert(0, os.path.join(ROOT, "test", "host"))
 VERSION = subprocess.run(["sed", "-n", "s/^default_version = '\\(.*\\)'/\\1/p", os.path.join(ROOT, "bothy.control")],
                          capture_output=True, text=True, check=True).stdout.strip()
-NGINX_TAG = "bookworm-debian"       # the local edge image (images/edge) under the ruling's name
 UP_TIMEOUT_S = 300                  # a first start: initdb, the extension, two nodes, on a loaded machine
+DEB_TIMEOUT_S = 900                 # apt-get of the build dependencies, then the build, on a loaded machine
 
 
 # what the run prints at its end (pytest's summary shows it without -s):
@@ -63,6 +67,46 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def doc_section(page, heading):
+    """The text of one section of docs/PAGE, from its heading line to the
+    next heading of the same or a higher level (a shell comment inside a
+    code block is no heading)."""
+    with open(os.path.join(ROOT, "docs", page)) as f:
+        lines = f.read().splitlines()
+    start = lines.index(heading)
+    level = len(heading.split()[0])
+    section, inside = [], False
+    for line in lines[start + 1:]:
+        if line.startswith("```"):
+            inside = not inside
+        elif not inside and re.match(r"#{1,%d} " % level, line):
+            break
+        section.append(line)
+    return "\n".join([heading] + section) + "\n"
+
+
+def code_lines(section):
+    """The lines of a section's fenced code blocks."""
+    lines, inside = [], False
+    for line in section.splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+def documented_compose():
+    """operations.md's docker-compose commands, as {files and profile: (up,
+    down)}: each up has its teardown with the same files and profile."""
+    commands = [shlex.split(l, comments=True) for l in code_lines(doc_section("operations.md", "### Compose"))
+                if l.startswith("docker-compose ")]
+    ups = {tuple(c[:-2]): c for c in commands if c[-2:] == ["up", "-d"]}
+    downs = {tuple(c[:-2]): c for c in commands if c[-2:] == ["down", "-v"]}
+    assert set(ups) == set(downs) and len(ups) == 2, commands
+    return {key: (ups[key], downs[key]) for key in ups}
 
 
 def ensure_dockerd():
@@ -111,47 +155,106 @@ def timing():
     REPORT.append("compose suite: %.0f s in all" % (time.monotonic() - started))
 
 
+# A fresh Debian 12 machine (the base image) that has `make` and none of
+# the build dependencies: `make deb` as a user other than root stops and
+# prints the line to run as root; as root it installs them and builds.
+FRESH_MACHINE = r"""
+set -eu
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends make >/dev/null
+for tool in dpkg-buildpackage dpkg-checkbuilddeps pg_config gcc dh; do
+    if command -v "$tool" >/dev/null; then echo "not a fresh machine: $tool is there"; exit 3; fi
+done
+useradd --create-home someone
+cp -a /work/bothy /home/someone/bothy && chown -R someone /home/someone/bothy
+if (cd /home/someone/bothy && runuser -u someone -- make deb) >/work/as-user.log 2>&1; then exit 4; fi
+cd /work/bothy && make deb
+"""
+
+
+def fresh_copy(work):
+    """What a fresh clone holds, as the working tree has it: the tracked
+    files and the new ones git does not ignore; nothing built."""
+    names = run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT).stdout.split("\0")
+    names = sorted({n for n in names if n and os.path.lexists(os.path.join(ROOT, n))})
+    dest = os.path.join(work, "bothy")
+    os.makedirs(dest)
+    tar = subprocess.run(["tar", "-C", ROOT, "--null", "-T", "-", "-cf", "-"], input="\0".join(names).encode(),
+                         capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-C", dest, "-xf", "-"], input=tar, check=True)
+    return dest
+
+
 @pytest.fixture(scope="session")
 def images(timing):
-    """The packages and the images built from them; their sizes printed."""
+    """The packages made by `make deb` on a fresh machine, and the images
+    built from them; their sizes printed.  Yields the packages' folder;
+    what `make deb` printed is in REPORT_DEB."""
     ensure_dockerd()
     t0 = time.monotonic()
-    run("make", "-s", "deb", cwd=ROOT)
-    debdir = os.path.join(ROOT, "build", "deb")
-    t1 = time.monotonic()
-    r = run(os.path.join(ROOT, "images", "build"), debdir, cwd=ROOT,
-            env={**os.environ, "BOTHY_NGINX_VERSION": NGINX_TAG, "BOTHY_IMAGE_VERSION": VERSION})
-    REPORT.append("make deb %.0f s, images %.0f s" % (t1 - t0, time.monotonic() - t1))
-    REPORT.extend(r.stdout.splitlines())
-    return debdir
+    run(os.path.join(ROOT, "images", "base", "build"), "debian:bookworm-slim")
+    work = tempfile.mkdtemp(prefix="bothy-deb-")
+    try:
+        fresh_copy(work)
+        t1 = time.monotonic()
+        r = run("docker", "run", "--rm", "-v", "%s:/work" % work, "debian:bookworm-slim", "bash", "-c", FRESH_MACHINE,
+                timeout=DEB_TIMEOUT_S)
+        with open(os.path.join(work, "as-user.log")) as f:
+            MAKE_DEB.update(root=r.stdout + r.stderr, user=f.read())
+        debdir = os.path.join(work, "bothy", "build", "deb")
+        t2 = time.monotonic()
+        r = run(os.path.join(ROOT, "images", "build"), debdir, cwd=ROOT)
+        REPORT.append("base %.0f s, make deb on a fresh machine %.0f s, images %.0f s"
+                      % (t1 - t0, t2 - t1, time.monotonic() - t2))
+        REPORT.extend(r.stdout.splitlines())
+        yield debdir
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# what `make deb` printed on the fresh machine: as root, and as a user
+MAKE_DEB = {}
+
+
+def set_line(text, key, value):
+    """The .env edit an operator makes (`editor .env`): KEY's line of
+    .env.example given another value; the line must be there."""
+    new, n = re.subn(r"^%s=.*$" % key, "%s=%s" % (key, value), text, flags=re.M)
+    assert n == 1, "%s is not a line of .env.example" % key
+    return new
 
 
 class Stack:
-    """One Compose project of the overlay, in a copy of compose/."""
+    """One Compose project in a copy of compose/, brought up and down with
+    the commands of operations.md for FILES (the -f and --profile part:
+    () for compose.yaml alone).  Its .env is .env.example with the
+    passwords and the edge's port changed, nothing else."""
 
-    def __init__(self, debdir):
-        self.debdir = debdir
+    def __init__(self, files):
+        self.up_command, self.down_command = documented_compose()[("docker-compose",) + tuple(files)]
         self.dir = tempfile.mkdtemp(prefix="bothy-compose-")
         shutil.copytree(os.path.join(ROOT, "compose"), os.path.join(self.dir, "compose"))
         self.project_dir = os.path.join(self.dir, "compose")
-        # docker-compose 1.29 refuses depends_on's restart: true (README.md)
-        with open(os.path.join(self.project_dir, "compose.multi-node.yaml")) as f:
-            overlay = [l for l in f if l.strip() != "restart: true"]
-        with open(os.path.join(self.project_dir, "compose.multi-node.v1.yaml"), "w") as f:
-            f.writelines(overlay)
-        self.project = "bothytest%d" % os.getpid()
+        self.project = "bothytest%d%s" % (os.getpid(), "multi" if files else "one")
         self.port = free_port()
         self.app_password = secrets.token_urlsafe(18)
+        with open(os.path.join(self.project_dir, ".env.example")) as f:
+            env = f.read()
+        env = set_line(env, "BOTHY_DB_GATEWAY_PASSWORD", secrets.token_urlsafe(18))
+        env = set_line(env, "BOTHY_DB_APP_PASSWORD", self.app_password)
+        env = set_line(env, "BOTHY_EDGE_PORT", str(self.port))
         with open(os.path.join(self.project_dir, ".env"), "w") as f:
-            f.write("BOTHY_DB_GATEWAY_PASSWORD=%s\nBOTHY_DB_APP_PASSWORD=%s\nBOTHY_VERSION=%s\n"
-                    "BOTHY_NGINX_VERSION=%s\nBOTHY_EDGE_PORT=%d\n"
-                    % (secrets.token_urlsafe(18), self.app_password, VERSION, NGINX_TAG, self.port))
+            f.write(env)
         self.url = "http://127.0.0.1:%d" % self.port
         self.ws = "ws://127.0.0.1:%d" % self.port
+        self.env = {**os.environ, "COMPOSE_PROJECT_NAME": self.project}
+
+    def documented(self, command, timeout):
+        return run(*command, cwd=self.project_dir, env=self.env, timeout=timeout)
 
     def compose(self, *args, timeout=600, check=True):
-        return run("docker-compose", "-p", self.project, "-f", "compose.yaml", "-f", "compose.multi-node.v1.yaml",
-                   "--profile", "direct", *args, cwd=self.project_dir, timeout=timeout, check=check)
+        """docker-compose with the files and profile of the documented up."""
+        return run(*self.up_command[:-2], *args, cwd=self.project_dir, env=self.env, timeout=timeout, check=check)
 
     def container(self, service):
         return "%s_%s_1" % (self.project, service)
@@ -160,9 +263,9 @@ class Stack:
         r = run("docker", "inspect", "-f", "{{.State.Health.Status}}", self.container(service), check=False)
         return r.stdout.strip()
 
-    def up(self):
-        self.compose("up", "-d", timeout=UP_TIMEOUT_S + 60)
-        for service in ("db", "node", "node-2"):
+    def up(self, services=("db", "node", "node-2")):
+        self.documented(self.up_command, timeout=UP_TIMEOUT_S + 60)
+        for service in services:
             poll_until(lambda: self.health(service) == "healthy", UP_TIMEOUT_S, service + " healthy")
         poll_until(self.edge_answers, 60, "the edge answering")
 
@@ -199,13 +302,18 @@ class Stack:
         return found
 
     def down(self):
-        self.compose("down", "-v", "--remove-orphans", timeout=120, check=False)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        """The documented teardown; what it left, removed after it."""
+        try:
+            self.documented(self.down_command, timeout=120)
+        finally:
+            self.compose("down", "-v", "--remove-orphans", timeout=120, check=False)
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def stack(images):
-    s = Stack(images)
+    """The overlay: two nodes behind the hashing edge (profile direct)."""
+    s = Stack(["-f", "compose.yaml", "-f", "compose.multi-node.yaml", "--profile", "direct"])
     try:
         t0 = time.monotonic()
         s.up()

@@ -1,17 +1,22 @@
-"""The Compose overlay (compose/compose.multi-node.yaml, D-M2-47-10 and
-D-M2-47-20) on images built from the Debian packages, through the edge on
-127.0.0.1 only: both nodes identify, typing crosses nodes, a shell of the
-host service's container (images/host) opened through the edge, one node
-killed with docker kill and every one of its clients resumed on the other,
-and down leaving no container, network or volume of the project."""
+"""The Compose files on images built from the Debian packages, each
+brought up and down with the commands of docs/operations.md "Compose" as
+written there (docker-compose 1.29), the edge the default stand-in:
+compose.yaml (one node, started once the database is healthy; a client
+through the edge), then the overlay (compose/compose.multi-node.yaml,
+D-M2-47-10 and D-M2-47-20) through the edge on 127.0.0.1 only: both nodes
+identify, typing crosses nodes, a shell of the host service's container
+(images/host) opened through the edge, one node killed with docker kill
+and every one of its clients resumed on the other; each teardown leaving
+no container, network or volume of the project."""
 import asyncio
 import json
 import os
 import time
 
+import pytest
 import websockets
 
-from conftest import ROOT, VERSION, new_id, poll_until, run, shell_through_the_edge
+from conftest import REPORT, ROOT, VERSION, Stack, new_id, poll_until, run, shell_through_the_edge
 
 
 async def recv_op(ws, op, timeout=15):
@@ -46,6 +51,47 @@ async def on_both_nodes(stack, persons, limit=24):
     raise AssertionError("within %d connections no person had one on each of two nodes" % limit)
 
 
+def events(project, since):
+    """docker's events of the project's containers since SINCE (a Unix
+    time), as (time in ns, action, service), oldest first."""
+    out = run("docker", "events", "--since", "%.3f" % since, "--until", "%.3f" % time.time(),
+              "--filter", "label=com.docker.compose.project=" + project,
+              "--format", "{{.TimeNano}} {{index .Actor.Attributes \"com.docker.compose.service\"}} {{.Action}}").stdout
+    return [(int(t), action, service) for t, service, action in
+            (line.split(" ", 2) for line in out.splitlines() if line.strip())]
+
+
+def test_compose_yaml_as_operations_md_says(images):
+    """compose.yaml alone, the documented first run: `docker-compose up -d`
+    in a copy of compose/ whose .env is .env.example with the passwords and
+    the port changed (the edge the default, the stand-in images/build
+    made); the node started only once the database was healthy; a client
+    identifies through the edge; `docker-compose down -v` leaves nothing."""
+    s = Stack([])
+    try:
+        t0, started = time.time() - 1, time.monotonic()
+        s.up(services=("db", "node"))
+        poll_until(s.edge_answers, 60, "the edge answering")
+        REPORT.append("compose.yaml up and healthy in %.0f s" % (time.monotonic() - started))
+        seen = events(s.project, t0)
+        db_healthy = [t for t, action, service in seen if service == "db" and action == "health_status: healthy"]
+        node_start = [t for t, action, service in seen if service == "node" and action == "start"]
+        assert db_healthy and node_start, seen
+        assert node_start[0] > db_healthy[0], "the node started before the database was healthy: %s" % seen
+        info = json.loads(run("docker", "inspect", s.container("edge")).stdout)[0]
+        assert info["Config"]["Image"] == "nginxinc/nginx-unprivileged:bookworm-debian"
+
+        async def identify_through_the_edge():
+            ws, ready = await identify(s, s.token(new_id(), new_id()))
+            await ws.close()
+            return ready
+        assert asyncio.run(identify_through_the_edge())["op"] == "ready"
+        s.documented(s.down_command, timeout=120)
+        assert s.leftovers() == []
+    finally:
+        s.down()
+
+
 def test_the_images_keep_their_contract(stack):
     """Non-root users; the edge and both nodes read-only without
     capabilities (node-2 by extends, D-M2-47-10: the edge's hardening
@@ -66,6 +112,12 @@ def test_the_images_keep_their_contract(stack):
             assert not info["HostConfig"]["PortBindings"], "a node publishes a port"
     assert all(uid != "0" for uid in users.values()), users
     assert users["edge"] == "101"
+    # each image labelled with the packages' version and the licence
+    for service in ("db", "node", "node-2", "edge"):
+        labels = json.loads(run("docker", "image", "inspect", infos[service]["Config"]["Image"]).stdout)[0][
+            "Config"]["Labels"]
+        assert (labels.get("org.opencontainers.image.version"), labels.get("org.opencontainers.image.licenses")) == \
+            (VERSION, "PostgreSQL"), (service, labels)
     check = infos["node"]["Config"]["Healthcheck"]
     assert "/usr/lib/bothy/bothy-wait-ready" in check["Test"] and "127.0.0.1:8081" in check["Test"]
     assert infos["node-2"]["Config"]["Healthcheck"] == check
@@ -153,39 +205,85 @@ def test_docker_kill_of_a_node_and_every_client_resumes_on_the_other(stack):
     assert stack.health("node-2") == "healthy"
 
 
+def test_a_node_brought_back_then_the_documented_edge_restart(stack):
+    """What replaces depends_on's restart: true on 1.29 (operations.md,
+    "After a node was recreated"): the killed node brought back by the
+    documented up, then the edge restarted with the documented command;
+    the edge then serves both nodes again."""
+    import conftest
+    restart = stack.up_command[:-2] + ["restart", "edge"]
+    prose = " ".join(conftest.doc_section("operations.md", "### Compose").split())
+    assert "`%s`" % " ".join(restart) in prose
+    stack.up(services=("node", "node-2"))
+    run(*restart, cwd=stack.project_dir, env=stack.env, timeout=120)
+    poll_until(stack.edge_answers, 60, "the edge answering after its restart")
+
+    async def scenario():
+        conns = await on_both_nodes(stack, [new_id()])
+        for _, ws, _ in conns:
+            await ws.close()
+    asyncio.run(scenario())
+
+
 def test_sigterm_stops_every_container_cleanly_and_down_leaves_nothing(stack):
     """docker-compose stop sends SIGTERM and SIGKILL after 10 s: each
     container left running exits 0 (a SIGKILL would be 137) in that time,
-    the database with PostgreSQL's fast shutdown; then down -v leaves no
-    container, network or volume of the project."""
+    the database with PostgreSQL's fast shutdown; then the documented
+    teardown leaves no container, network or volume of the project."""
     assert stack.leftovers(), "the project has nothing to take down"
     stack.compose("stop", "-t", "10", timeout=120)
-    for service in ("db", "node-2", "edge"):
+    for service in ("db", "node", "node-2", "edge"):
         state = json.loads(run("docker", "inspect", "-f", "{{json .State}}", stack.container(service)).stdout)
         assert (state["Status"], state["ExitCode"], state["OOMKilled"]) == ("exited", 0, False), (service, state)
-    stack.compose("down", "-v", "--remove-orphans", timeout=120)
+    stack.documented(stack.down_command, timeout=120)
     assert stack.leftovers() == []
 
 
-def test_the_overlay_keeps_the_keys_compose_v2_honours():
-    """What docker-compose 1.29 cannot run stays in the shipped overlay
-    (compose/README.md): the edge restarted with both nodes, and the rest
-    of D-M2-47-10 that the running test does not see."""
+def test_the_files_keep_the_rulings_keys_as_1_29_takes_them():
+    """What the running tests do not see of D-M2-47-10 and D-M2-47-20, in
+    the form docker-compose 1.29 accepts (compose/README.md): no
+    depends_on restart (1.29 refuses it), every node extending node.yaml
+    (1.29 refuses to extend a service with depends_on) and waiting for the
+    database and the key store; the edge's default image the stand-in
+    images/build makes."""
     import yaml
-    with open(os.path.join(ROOT, "compose", "compose.multi-node.yaml")) as f:
-        overlay = yaml.safe_load(f)["services"]
-    with open(os.path.join(ROOT, "compose", "compose.yaml")) as f:
-        base = yaml.safe_load(f)["services"]
-    assert overlay["edge"]["depends_on"] == {
-        "node": {"condition": "service_healthy", "restart": True},
-        "node-2": {"condition": "service_healthy", "restart": True}}
+
+    def services(name):
+        with open(os.path.join(ROOT, "compose", name)) as f:
+            return yaml.safe_load(f)["services"]
+    base, overlay, node = services("compose.yaml"), services("compose.multi-node.yaml"), services("node.yaml")
+    waits = {"db": {"condition": "service_healthy"}, "keys": {"condition": "service_completed_successfully"}}
+    assert overlay["edge"]["depends_on"] == {"node": {"condition": "service_healthy"},
+                                             "node-2": {"condition": "service_healthy"}}
+    for name, service in (("node", base["node"]), ("node-2", overlay["node-2"]),
+                          ("node-published", overlay["node-published"])):
+        assert service["extends"] == {"file": "node.yaml", "service": "node"}, name
+        assert service["depends_on"] == waits, name
+    assert "depends_on" not in node["node"] and "ports" not in node["node"]
     assert overlay["edge"]["profiles"] == ["direct"] and overlay["node-2"]["profiles"] == ["direct"]
-    assert overlay["node-2"]["extends"] == {"file": "compose.yaml", "service": "node"}
-    assert set(overlay["node-2"]["depends_on"]) == {"db", "keys"}
     assert "ports" not in base["node"] and "ports" not in overlay["node-2"]
     assert overlay["db"]["environment"]["BOTHY_CLUSTER_MODE"] == "multi"
     assert base["edge"]["ports"] == ["127.0.0.1:${BOTHY_EDGE_PORT:-8080}:8080"]
-    assert base["edge"]["image"] == "nginxinc/nginx-unprivileged:${BOTHY_NGINX_VERSION:-1.30.6-alpine}"
+    assert base["edge"]["image"] == "nginxinc/nginx-unprivileged:${BOTHY_NGINX_VERSION:-bookworm-debian}"
     with open(os.path.join(ROOT, "compose", "edge", "server.conf")) as f:
         server = f.read()
     assert "proxy_request_buffering off;" in server and "proxy_max_temp_file_size 0;" in server
+
+
+def test_every_header_and_doc_gives_the_1_29_commands():
+    """operations.md, compose/README.md, README.md and the files' headers
+    name docker-compose (1.29), never Compose v2's `docker compose` as the
+    command; the headers give the documented up and teardown."""
+    import conftest
+    for path in ("docs/operations.md", "compose/README.md", "README.md", "compose/compose.yaml",
+                 "compose/compose.multi-node.yaml"):
+        with open(os.path.join(ROOT, path)) as f:
+            text = f.read()
+        commands = [l for l in text.splitlines() if l.lstrip("# ").startswith("docker compose ")]
+        assert commands == [], (path, commands)
+        assert "No Compose file is shipped" not in text, path
+    for files, (up, down) in conftest.documented_compose().items():
+        header = "compose/compose.multi-node.yaml" if len(files) > 1 else "compose/compose.yaml"
+        with open(os.path.join(ROOT, header)) as f:
+            lines = [l.lstrip("# ").split("  #")[0].strip() for l in f if l.startswith("#")]
+        assert " ".join(up) in lines and " ".join(down) in lines, (header, up, down)
