@@ -5,7 +5,7 @@
  * Properties checked on every input:
  *   - decoding never crashes, never reads past the input, and always fills
  *     the error with a log-safe member and a sentence that fits;
- *   - a payload that decodes OK encodes in at most 7999 bytes to a text
+ *   - a payload that decodes OK encodes in at most 7958 bytes (BOTHY_SIGNAL_MAX_BYTES) to a text
  *     that decodes OK to the same signal, and re-encodes to the same bytes;
  *   - the input read as a signal struct either fails to encode or encodes
  *     to a payload that decodes OK to that signal (the encoder never

@@ -107,8 +107,10 @@ listen_done(gw_listener *l, bool ok)
 	if (!ok)
 	{
 		/* bothy_gateway may LISTEN and read the key; no other login may */
-		gw_log(GW_LOG_ERROR, l->listen_ok ? "channel key not readable (is the login a member of bothy_gateway?)"
-			   : "LISTEN ephemeral failed (is the login a member of bothy_gateway?)");
+		if (l->listen_ok)
+			gw_log(GW_LOG_ERROR, "channel key not readable (is the login a member of bothy_gateway?)");
+		else
+			gw_log(GW_LOG_ERROR, "LISTEN ephemeral failed (is the login a member of bothy_gateway?)");
 		gw_pgconn_lost(&l->pc);
 		return;
 	}
