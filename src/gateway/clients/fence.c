@@ -155,7 +155,7 @@ batch_done(void *arg, gw_db_result result, const PGresult *res)
 	submit_batch();
 }
 
-static void collect_all(void);
+static void collect_all(bool agents_too);
 
 static void
 submit_batch(void)
@@ -172,7 +172,7 @@ submit_batch(void)
 	{
 		rec.everything = false;
 		rec.count = rec.next = 0;
-		collect_all();
+		collect_all(false);
 		n = rec.count;
 	}
 	if (n == 0)
@@ -211,13 +211,18 @@ submit_batch(void)
 	}
 }
 
-/* Queues device to be read; false when the queue is full (or out of memory). */
+/*
+ * Queues device to be read; false when out of memory, or, for a signal's
+ * device (capped), when PENDING_MAX wait already.  The reconciliation's
+ * devices are never capped: they are every person connection here, and a
+ * cap would read the same first ones again and again.
+ */
 static bool
-enqueue(const bothy_uuid *device)
+enqueue(const bothy_uuid *device, bool capped)
 {
 	if (rec.next > 0 && rec.next == rec.count)
 		rec.count = rec.next = 0;	/* all read: start the array over */
-	if (rec.count - rec.next >= PENDING_MAX)
+	if (capped && rec.count - rec.next >= PENDING_MAX)
 		return false;
 	if (rec.count == rec.cap)
 	{
@@ -233,22 +238,22 @@ enqueue(const bothy_uuid *device)
 	return true;
 }
 
+/* arg: non-NULL after a lost listener, when agent connections save too. */
 static void
 collect(gw_client *c, void *arg)
 {
-	(void) arg;
 	if (c->conn.state != GW_CS_READY)
 		return;
-	if (c->kind == GW_CONN_AGENT)
+	if (c->kind == GW_CONN_AGENT && arg != NULL)
 		gw_session_save_now(c);
-	else if (c->kind == GW_CONN_PERSON && !enqueue(&c->device))
-		rec.everything = true;	/* read again from the start, later */
+	else if (c->kind == GW_CONN_PERSON && !enqueue(&c->device, false))
+		gw_log(GW_LOG_ERROR, "device bindings not read back: out of memory");
 }
 
 static void
-collect_all(void)
+collect_all(bool agents_too)
 {
-	gw_hub_each_conn(&gw_clients_hub, collect, NULL);
+	gw_hub_each_conn(&gw_clients_hub, collect, agents_too ? &rec : NULL);
 }
 
 void
@@ -260,7 +265,7 @@ gw_fence_reconcile(void)
 	rec.call = NULL;
 	rec.count = rec.next = 0;
 	rec.everything = false;
-	collect_all();
+	collect_all(true);
 	submit_batch();
 }
 
@@ -292,7 +297,7 @@ gw_fence_device_heard(const bothy_uuid *device, const bothy_uuid *bind)
 	if (!h.would_act)
 		return;					/* nothing here it could take: no read */
 	gw_clients_stats.device_checks++;
-	if (!enqueue(device))
-		rec.everything = true;
+	if (!enqueue(device, true))
+		rec.everything = true;	/* too many to read one by one: read them all, later */
 	submit_batch();
 }
