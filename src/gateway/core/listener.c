@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "core/channel.h"
+#include "core/conn.h"
+#include "core/db.h"
 #include "core/listener.h"
 #include "core/metrics.h"
 #include "core/pgconn.h"
-#include "core/conn.h"
-#include "core/db.h"
 #include "core/route.h"
 #include "logline.h"
 #include "signal.h"
@@ -57,8 +57,8 @@ struct gw_listener
 	bool		key_ok;			/* ... the key was read, while they run */
 	gw_channel_key key;			/* the channel key of this connection's server */
 	int64_t		refused_logged_ms;	/* gw_mono_ms of the last refusal record; 0: none */
-	lws_sorted_usec_list_t sul_drain;	/* the next turn's batch, while libpq holds more */
 	uint64_t	refused_unlogged;	/* refusals since that record */
+	lws_sorted_usec_list_t sul_drain;	/* the next turn's batch, while libpq holds more */
 	bool		lost;			/* a loss since the last LISTEN: reconcile next */
 	const char *conninfo;
 	const int  *backoff_ms;
@@ -169,9 +169,10 @@ refuse(gw_listener *l, gw_channel_verdict v, int be_pid)
 }
 
 /*
- * One payload: checked against the key, then decoded once for every route.  A route acts on its own
- * kinds and says whether the signal was this node's own (D-M7-17-1: a node
- * delivers its events locally before it sends them).
+ * One payload: checked against the key, then decoded once for every
+ * route.  A route acts on its own kinds and says whether the signal was
+ * this node's own (D-M7-17-1: a node delivers its events locally before it
+ * sends them).
  */
 static void
 hand_to_routes(gw_listener *l, const char *wire, size_t wirelen, int be_pid)
