@@ -6,6 +6,12 @@
  * answer finds the slot again (gw_rslots_done), so a slot that ended
  * meanwhile is never touched.  A failed call is counted and logged here
  * and tried again by the machine.
+ *
+ * terminal.session_open's reads are coalesced (docs/security.md, "Signals
+ * that flood"): one read of expectations runs at a time, and the sessions
+ * heard meanwhile wait and go together in the next, at most EXPECT_BATCH
+ * a call.  A lone open is read at once, as before; a burst costs the
+ * database one call per batch instead of one per session.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,9 @@
 #include "terminal/relay/stats.h"
 #include "terminal/send.h"
 
+#define EXPECT_BATCH 500		/* sessions a read of expectations asks at most */
+#define EXPECT_WAITING_MAX 10000	/* sessions waiting for one; more are not read */
+
 typedef struct rdb_call
 {
 	lws_dll2_t	in_list;		/* the calls running */
@@ -25,11 +34,34 @@ typedef struct rdb_call
 	bothy_uuid	session;
 	bothy_uuid	grant;
 	gw_rcall	call;
-	bool		expect;			/* terminal.session_open's read, for no slot */
-	bool		paired;			/* expect: terminal.session_paired came while it ran */
 } rdb_call;
 
 static lws_dll2_owner_t running;
+
+/* A session heard in terminal.session_open, its expectation to be read. */
+typedef struct expect_one
+{
+	bothy_uuid	session;
+	bool		paired;			/* terminal.session_paired came before its row did */
+} expect_one;
+
+typedef struct expect_list
+{
+	expect_one *at;
+	size_t		count;
+	size_t		cap;
+} expect_list;
+
+static expect_list waiting;		/* heard, not yet asked */
+static expect_list reading;		/* asked by the read in flight */
+static gw_db_call *read_call;	/* that read, or NULL */
+
+static const char sql_expect[] =
+"SELECT u.s::text, " GW_RDB_EXPECTATION
+" FROM unnest($1::uuid[]) WITH ORDINALITY AS u(s, i)"
+" LEFT JOIN LATERAL bothy.terminal_relay_expectation(u.s) e ON true"
+" LEFT JOIN LATERAL bothy.terminal_host_states(ARRAY[e.host]) h ON true"
+" ORDER BY u.i";
 
 /* one row whatever the session's state: NULLs when it is closed or unknown */
 static const char sql_read[] =
@@ -48,30 +80,45 @@ static const char *const sql_of[GW_RCALL_COUNT] = {
 	[GW_RCALL_BY_HOST] = "SELECT bothy.terminal_session_end($1::uuid, 'closed_by_host')",
 };
 
-bool
-gw_rdb_expectation(const PGresult *res, int col, gw_rrow *row, bool *exists)
+/* The expectation in row r from column col on (GW_RDB_EXPECTATION). */
+static bool
+expectation_at(const PGresult *res, int r, int col, gw_rrow *row, bool *exists)
 {
 	long		left;
+	const char *confirm;
 
 	memset(row, 0, sizeof(*row));
 	*exists = false;
-	if (PQntuples(res) != 1 || PQnfields(res) < col + GW_RDB_EXPECTATION_COLS)
+	if (PQnfields(res) < col + GW_RDB_EXPECTATION_COLS)
 		goto bad;
-	if (PQgetisnull(res, 0, col))
+	if (PQgetisnull(res, r, col))
 		return true;			/* no row: closed or unknown */
-	if (!gw_db_uuid_at(res, 0, col, &row->host) || !gw_db_uuid_at(res, 0, col + 1, &row->grant) ||
-		!gw_tstate_parse(PQgetvalue(res, 0, col + 2), (size_t) PQgetlength(res, 0, col + 2),
+	confirm = PQgetvalue(res, r, col + 4);
+	if (!gw_db_uuid_at(res, r, col, &row->host) || !gw_db_uuid_at(res, r, col + 1, &row->grant) ||
+		!gw_tstate_parse(PQgetvalue(res, r, col + 2), (size_t) PQgetlength(res, r, col + 2),
 						 &row->state) ||
 		row->state == GW_TSTATE_CLOSED ||
-		!bothy_parse_int(PQgetvalue(res, 0, col + 3), -(1L << 53), 1L << 53, &left) ||
-		!gw_db_bool_at(res, col + 4, &row->local_confirm))
+		!bothy_parse_int(PQgetvalue(res, r, col + 3), -(1L << 53), 1L << 53, &left) ||
+		PQgetisnull(res, r, col + 4) || (strcmp(confirm, "t") != 0 && strcmp(confirm, "f") != 0))
 		goto bad;
+	row->local_confirm = confirm[0] == 't';
 	row->grant_left_ms = left;
 	*exists = true;
 	return true;
 bad:
 	gw_log(GW_LOG_ERROR, "database answer not understood");
 	return false;
+}
+
+bool
+gw_rdb_expectation(const PGresult *res, int col, gw_rrow *row, bool *exists)
+{
+	if (PQntuples(res) != 1)
+	{
+		gw_log(GW_LOG_ERROR, "database answer not understood");
+		return false;
+	}
+	return expectation_at(res, 0, col, row, exists);
 }
 
 /*
@@ -119,21 +166,13 @@ done(void *arg, gw_db_result result, const PGresult *res)
 		gw_relay_stats.decisions[c->call]++;
 		gw_terminal_committed();	/* a single node's tail reads its row now */
 	}
-	if (c->expect)
-	{
-		/* a side-less expectation; a failed read leaves it to the sides (D-M2-47-21) */
-		if (r == GW_RRESULT_TRUE && gw_rslots_expect(&c->session, &row, gw_mono_ms()) != NULL &&
-			c->paired)
-			gw_rslots_session_paired(&c->session, gw_mono_ms());
-	}
-	else
-		gw_rslots_done(&c->session, &c->grant, c->call, r, r == GW_RRESULT_TRUE ? &row : NULL,
-					   gw_mono_ms());
+	gw_rslots_done(&c->session, &c->grant, c->call, r, r == GW_RRESULT_TRUE ? &row : NULL,
+				   gw_mono_ms());
 	free(c);
 }
 
 static bool
-submit(const bothy_uuid *session, const bothy_uuid *grant, gw_rcall call, bool expect)
+submit(const bothy_uuid *session, const bothy_uuid *grant, gw_rcall call)
 {
 	rdb_call   *c = calloc(1, sizeof(*c));
 	char		s[BOTHY_UUID_STRLEN + 1],
@@ -147,7 +186,6 @@ submit(const bothy_uuid *session, const bothy_uuid *grant, gw_rcall call, bool e
 		c->session = *session;
 		c->grant = *grant;
 		c->call = call;
-		c->expect = expect;
 		bothy_uuid_format(session, s);
 		bothy_uuid_format(grant, g);
 		lws_dll2_add_tail(&c->in_list, &running);
@@ -165,33 +203,145 @@ submit(const bothy_uuid *session, const bothy_uuid *grant, gw_rcall call, bool e
 bool
 gw_rdb_call(const gw_rslot *slot, gw_rcall call)
 {
-	return submit(&slot->session, &slot->grant, call, false);
+	return submit(&slot->session, &slot->grant, call);
+}
+
+/* --- terminal.session_open's reads, coalesced ------------------------------ */
+
+static void read_next(void);
+
+/* The read of expectations answered: a side-less expectation per session found. */
+static void
+expect_done(void *arg, gw_db_result result, const PGresult *res)
+{
+	int64_t		now = gw_mono_ms();
+	size_t		i;
+
+	(void) arg;
+	read_call = NULL;
+	if (result != GW_DB_OK || (size_t) PQntuples(res) != reading.count)
+		/* a failed read leaves each expectation to its sides (D-M2-47-21) */
+		gw_rdb_failed(gw_relay_call_name(GW_RCALL_READ), result == GW_DB_OK ? GW_DB_ERROR : result);
+	else
+		for (i = 0; i < reading.count; i++)
+		{
+			expect_one *e = &reading.at[i];
+			bothy_uuid	asked;
+			gw_rrow		row;
+			bool		exists;
+
+			if (!gw_db_uuid_at(res, (int) i, 0, &asked) ||
+				bothy_uuid_compare(&asked, &e->session) != 0 ||
+				!expectation_at(res, (int) i, 1, &row, &exists))
+				continue;
+			if (exists && gw_rslots_expect(&e->session, &row, now) != NULL && e->paired)
+				gw_rslots_session_paired(&e->session, now);
+		}
+	reading.count = 0;
+	read_next();
+}
+
+static bool
+list_add(expect_list *l, const expect_one *e)
+{
+	if (l->count == l->cap)
+	{
+		size_t		cap = l->cap == 0 ? 64 : 2 * l->cap;
+		expect_one *grown = realloc(l->at, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return false;
+		l->at = grown;
+		l->cap = cap;
+	}
+	l->at[l->count++] = *e;
+	return true;
+}
+
+/* The next batch of the sessions waiting, when no read runs. */
+static void
+read_next(void)
+{
+	size_t		n = waiting.count < EXPECT_BATCH ? waiting.count : EXPECT_BATCH,
+				i;
+	char	   *array,
+			   *p;
+	const char *params[1];
+
+	if (read_call != NULL || n == 0)
+		return;
+	array = malloc(n * (BOTHY_UUID_STRLEN + 1) + 3);
+	for (i = 0; array != NULL && i < n; i++)
+		if (!list_add(&reading, &waiting.at[i]))
+			break;
+	if (array == NULL || i < n)
+	{
+		free(array);
+		reading.count = 0;
+		waiting.count = 0;		/* out of memory: the sides build them (D-M2-47-21) */
+		gw_rdb_failed(gw_relay_call_name(GW_RCALL_READ), GW_DB_ERROR);
+		return;
+	}
+	memmove(waiting.at, waiting.at + n, (waiting.count - n) * sizeof(*waiting.at));
+	waiting.count -= n;
+	p = array;
+	*p++ = '{';
+	for (i = 0; i < n; i++)
+	{
+		if (i > 0)
+			*p++ = ',';
+		bothy_uuid_format(&reading.at[i].session, p);
+		p += BOTHY_UUID_STRLEN;
+	}
+	*p++ = '}';
+	*p = '\0';
+	params[0] = array;
+	read_call = gw_db_submit(gw.db, sql_expect, 1, params, expect_done, NULL);
+	free(array);
+	if (read_call == NULL)
+	{
+		/* the pool refused it (its queue full): these and the waiting go to the sides */
+		reading.count = 0;
+		waiting.count = 0;
+		gw_rdb_failed(gw_relay_call_name(GW_RCALL_READ), GW_DB_ERROR);
+	}
 }
 
 void
 gw_rdb_expect(const bothy_uuid *session)
 {
-	(void) submit(session, session, GW_RCALL_READ, true);
+	expect_one	e = {*session, false};
+
+	if (waiting.count >= EXPECT_WAITING_MAX || !list_add(&waiting, &e))
+	{
+		gw_rdb_failed(gw_relay_call_name(GW_RCALL_READ), GW_DB_ERROR);
+		return;
+	}
+	read_next();
+}
+
+/* terminal.session_paired before the session's row was read: remembered for it. */
+static void
+mark_paired(expect_list *l, const bothy_uuid *session)
+{
+	size_t		i;
+
+	for (i = 0; i < l->count; i++)
+		if (bothy_uuid_compare(&l->at[i].session, session) == 0)
+			l->at[i].paired = true;
 }
 
 void
 gw_rdb_paired(const bothy_uuid *session)
 {
-	lws_dll2_t *d;
-
-	for (d = running.head; d != NULL; d = d->next)
-	{
-		rdb_call   *c = lws_container_of(d, rdb_call, in_list);
-
-		if (c->expect && memcmp(c->session.b, session->b, sizeof(session->b)) == 0)
-			c->paired = true;
-	}
+	mark_paired(&reading, session);
+	mark_paired(&waiting, session);
 }
 
 int
 gw_rdb_pending(void)
 {
-	return (int) running.count;
+	return (int) running.count + (read_call != NULL ? 1 : 0);
 }
 
 void
@@ -209,4 +359,7 @@ gw_rdb_forget(void)
 		gw_db_cancel(c->db);
 		free(c);
 	}
+	gw_db_cancel(read_call);
+	read_call = NULL;
+	reading.count = waiting.count = 0;
 }
