@@ -1,12 +1,14 @@
-# bench/gateway_connections_lib.sh: what bench/gateway_connections and
-# bench/gateway_reconnect_storm share, sourced by both from the top of the
-# checkout: the work directory with the binaries built, the run as postgres,
-# the private PostgreSQL, nodes (and the floor server) started on free
-# ports, the load client's commands (bench/gateway_connections_client.c),
-# and the CPU time of processes.
+# bench/gateway_connections_lib.sh: what bench/gateway_connections,
+# bench/gateway_reconnect_storm and bench/audience_cost share, sourced from
+# the top of the checkout: the work directory with the binaries built, the
+# run as postgres, the private PostgreSQL, nodes (and the floor server)
+# started on free ports, the load client's commands
+# (bench/gateway_connections_client.c), and the CPU time of processes.
 #
 #   BOTHY_GATEWAY=PATH    measure that gateway binary instead of building
 #                         src/gateway/bothy-gateway
+# A bench with a load client of its own sets BENCH_CLIENT to its source file
+# before bench_setup (it is built as $work/bin/client the same way).
 
 # descriptors a node needs beside its clients: listening socket, pool and
 # listener connections, the loop's pipes, stdio
@@ -30,7 +32,8 @@ bench_setup() {
         cp "$gateway" "$work/bin/bothy-gateway"
         # the client signs tokens with the gateway's own token and key store code
         cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wmissing-prototypes -iquote src/common \
-            -iquote src/gateway -iquote bench -o "$work/bin/client" bench/gateway_connections_client.c \
+            -iquote src/gateway -iquote bench -o "$work/bin/client" \
+            "${BENCH_CLIENT:-bench/gateway_connections_client.c}" \
             bench/wsclient.c src/gateway/keys/token.c src/gateway/keys/keystore.c \
             src/common/base64url.c src/common/intparse.c src/common/uuid.c -ljansson -lsodium
         cc -std=gnu11 -O2 -Wall -Wextra -Werror -iquote bench -o "$work/bin/floor" \
