@@ -32,7 +32,7 @@ SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
 # changed meanwhile changes both scripts, so a part of the release before is
 # in the list only with CREATE OR REPLACE.
 UPGRADE_FROM  = 0.2.0
-UPGRADE_PARTS = src/sql/15_channel.sql src/sql/41_device_bindings.sql src/sql/46_hints_decide.sql src/sql/51_seam_audience.sql \
+UPGRADE_PARTS = src/sql/15_channel.sql src/sql/41_device_bindings.sql src/sql/46_hints_decide.sql src/sql/51_seam_audience.sql src/sql/52_seam_audience_here.sql \
                 $(sort $(wildcard src/sql/7*_terminal_*.sql)) \
                 src/sql/90_privileges.sql
 UPGRADE_built = bothy--$(UPGRADE_FROM)--$(EXTVERSION).sql

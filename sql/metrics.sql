@@ -2,7 +2,7 @@
 \set VERBOSITY terse
 DROP EXTENSION IF EXISTS bothy;
 CREATE EXTENSION bothy;
--- every counter appears, zeros included: 5 signal counters x 13 kinds + 14 work counters
+-- every counter appears, zeros included: 5 signal counters x 13 kinds + 16 work counters
 SELECT count(*) FROM bothy.metrics();
 SELECT metric, count(*) FROM bothy.stat_metrics GROUP BY metric ORDER BY metric;
 SELECT label FROM bothy.stat_metrics WHERE metric = 'worker_errors' ORDER BY label;

@@ -58,6 +58,7 @@ typedef enum bothy_member_id
 	BOTHY_M_EVENT,
 	BOTHY_M_SEQ,
 	BOTHY_M_LSN,
+	BOTHY_M_REACH,
 	BOTHY_M__COUNT
 } bothy_member_id;
 
@@ -99,6 +100,7 @@ static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_EVENT] = BOTHY_INT(event, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_SEQ] = BOTHY_INT(seq, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_LSN] = BOTHY_INT(lsn, BOTHY_SIGNAL_LSN_MAX),
+	[BOTHY_M_REACH] = BOTHY_INT(reach, BOTHY_SIGNAL_REACH_MAX),
 };
 
 #define BOTHY_KIND_MAX_MEMBERS 9
@@ -121,10 +123,11 @@ typedef struct bothy_kind_def
 
 static const bothy_kind_def bothy_kinds[BOTHY_KIND_COUNT] = {
 	[BOTHY_KIND_NONE] = {NULL, 0, {{0, 0}}},
-	[BOTHY_KIND_GATEWAY_TYPING] = {"gateway.typing", 3, {
-			BOTHY_REQ(NODE), BOTHY_REQ(THREAD), BOTHY_REQ(PRINCIPAL)}},
-	[BOTHY_KIND_GATEWAY_RUN] = {"gateway.run", 4, {
-			BOTHY_REQ(NODE), BOTHY_REQ(RUN), BOTHY_REQ(THREAD), BOTHY_REQ(VERSION)}},
+	[BOTHY_KIND_GATEWAY_TYPING] = {"gateway.typing", 4, {
+			BOTHY_REQ(NODE), BOTHY_REQ(THREAD), BOTHY_REQ(PRINCIPAL), BOTHY_OPT(REACH)}},
+	[BOTHY_KIND_GATEWAY_RUN] = {"gateway.run", 5, {
+			BOTHY_REQ(NODE), BOTHY_REQ(RUN), BOTHY_REQ(THREAD), BOTHY_REQ(VERSION),
+			BOTHY_OPT(REACH)}},
 	[BOTHY_KIND_GATEWAY_AGENT_PRESENCE] = {"gateway.agent_presence", 5, {
 			BOTHY_REQ(NODE), BOTHY_REQ(AGENT), BOTHY_REQ(STATE),
 			BOTHY_OPT(BILLING_MODE), BOTHY_OPT(ACTOR)}},

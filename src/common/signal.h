@@ -89,10 +89,12 @@ typedef enum bothy_hint_kind
 #define BOTHY_OPT_THREAD		0x4u	/* gateway.hint only (required in typing and run) */
 #define BOTHY_OPT_MESSAGE		0x8u	/* gateway.hint */
 #define BOTHY_OPT_TARGET		0x10u	/* gateway.hint */
+#define BOTHY_OPT_REACH			0x20u	/* gateway.typing and gateway.run (reach.h) */
 
 /* The largest values of the integer members (version, event and seq are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)
 #define BOTHY_SIGNAL_LSN_MAX INT64_MAX	/* a WAL position, as an unsigned 64-bit number */
+#define BOTHY_SIGNAL_REACH_MAX INT64_MAX	/* 63 bits, one per node slot (reach.h) */
 #define BOTHY_SIGNAL_COUNT_MAX	INT64_C(2147483647)
 
 /*
@@ -124,6 +126,7 @@ typedef struct bothy_signal
 	int64_t		count;			/* gateway.hint: 0 .. 2147483647 */
 	int64_t		seq;			/* terminal.log: 0 .. 9007199254740991 */
 	int64_t		lsn;			/* wal.fence: 0 .. 2^63 - 1, a WAL position */
+	int64_t		reach;			/* typing, run: the nodes' slots that hold members */
 	bothy_agent_state state;
 	bothy_billing_mode billing_mode;
 	bothy_hint_kind hint_kind;

@@ -45,13 +45,15 @@
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
+#include "members.h"
+
 /*
  * The call's result set, one uuid column.  InitMaterializedSRF wants a row
  * type (or an expected descriptor a caller may not give) for a function
  * that returns SETOF a scalar, so the materialize mode is set up here.
  */
-static void
-begin_uuid_set(FunctionCallInfo fcinfo)
+void
+bothy_begin_uuid_set(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext old;
@@ -71,8 +73,8 @@ begin_uuid_set(FunctionCallInfo fcinfo)
 	MemoryContextSwitchTo(old);
 }
 
-static int
-uuid_order(const void *a, const void *b)
+int
+bothy_uuid_order(const void *a, const void *b)
 {
 	return memcmp(((const pg_uuid_t *) a)->data, ((const pg_uuid_t *) b)->data, UUID_LEN);
 }
@@ -106,11 +108,27 @@ distinct_persons(ArrayType *persons, int *n)
 	pfree(nulls);
 	if (kept == 0)
 		return NULL;
-	qsort(out, kept, sizeof(pg_uuid_t), uuid_order);
+	qsort(out, kept, sizeof(pg_uuid_t), bothy_uuid_order);
 	for (i = 1, *n = 1; i < kept; i++)
-		if (uuid_order(&out[i], &out[*n - 1]) != 0)
+		if (bothy_uuid_order(&out[i], &out[*n - 1]) != 0)
 			out[(*n)++] = out[i];
 	return out;
+}
+
+Relation
+bothy_open_table(const char *name)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid("bothy", false));
+	AclResult	acl;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("bothy.%s does not exist", name)));
+	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, name);
+	return table_open(relid, AccessShareLock);
 }
 
 /*
@@ -118,8 +136,8 @@ distinct_persons(ArrayType *persons, int *n)
  * bothy.memberships, (place, person).  An error that says what is wrong
  * when the table was changed under the extension.
  */
-static Relation
-open_membership_index(Relation memberships)
+Relation
+bothy_open_membership_index(Relation memberships)
 {
 	Oid			indexid = RelationGetPrimaryKeyIndex(memberships);
 	Relation	index;
@@ -158,8 +176,8 @@ entry_person(IndexScanDesc scan)
 	return isnull ? NULL : DatumGetUUIDP(d);
 }
 
-static void
-put_person(ReturnSetInfo *rsinfo, const pg_uuid_t *person)
+void
+bothy_put_uuid(ReturnSetInfo *rsinfo, const pg_uuid_t *person)
 {
 	Datum		d = UUIDPGetDatum(person);
 	bool		isnull = false;
@@ -198,10 +216,10 @@ walk_members(IndexScanDesc scan, TupleTableSlot *slot, Datum place,
 		CHECK_FOR_INTERRUPTS();
 		if (member == NULL)
 			continue;
-		while (i < n && (c = uuid_order(&persons[i], member)) < 0)
+		while (i < n && (c = bothy_uuid_order(&persons[i], member)) < 0)
 			i++;
 		if (i < n && c == 0 && index_fetch_heap(scan, slot))
-			put_person(rsinfo, &persons[i++]);
+			bothy_put_uuid(rsinfo, &persons[i++]);
 		if (++steps > (long) i * WALK_STEPS_PER_PERSON + WALK_SLACK)
 			return i;
 	}
@@ -224,7 +242,7 @@ probe_members(IndexScanDesc scan, TupleTableSlot *slot, Datum place,
 		keys[1].sk_argument = UUIDPGetDatum(&persons[i]);
 		index_rescan(scan, keys, 2, NULL, 0);
 		if (index_getnext_slot(scan, ForwardScanDirection, slot))
-			put_person(rsinfo, &persons[i]);
+			bothy_put_uuid(rsinfo, &persons[i]);
 	}
 }
 
@@ -262,12 +280,10 @@ bothy_place_members_among(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	pg_uuid_t  *persons;
 	int			n;
-	Oid			relid;
 	Relation	memberships,
 				index;
-	AclResult	acl;
 
-	begin_uuid_set(fcinfo);
+	bothy_begin_uuid_set(fcinfo);
 	/* An unknown thread's place is NULL: nobody is admitted. */
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -275,16 +291,8 @@ bothy_place_members_among(PG_FUNCTION_ARGS)
 	if (n == 0)
 		PG_RETURN_NULL();
 
-	relid = get_relname_relid("memberships", get_namespace_oid("bothy", false));
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("bothy.memberships does not exist")));
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, "memberships");
-	memberships = table_open(relid, AccessShareLock);
-	index = open_membership_index(memberships);
+	memberships = bothy_open_table("memberships");
+	index = bothy_open_membership_index(memberships);
 	find_members(memberships, index, PG_GETARG_DATUM(0), persons, n, rsinfo);
 	index_close(index, AccessShareLock);
 	table_close(memberships, AccessShareLock);

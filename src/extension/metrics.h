@@ -37,6 +37,8 @@ typedef enum BothyCounter
 	BOTHY_PUSHES_CLAIMED,		/* push outbox rows claimed by a sender */
 	BOTHY_FANOUT_BATCHES,		/* transactions the fan-out worker committed */
 	BOTHY_ERRORS_FANOUT,		/* a batch the fan-out worker failed to send */
+	BOTHY_FANOUT_REACHED,		/* audience signals sent with their nodes' reach */
+	BOTHY_ERRORS_REACH,			/* a batch whose reach bothy.thread_nodes failed to give */
 	BOTHY_ERRORS_MAINTENANCE,	/* a task or an item the maintenance worker failed */
 	BOTHY_TERMINAL_EXPIRED_OPEN_TIMEOUT,	/* openings the worker ended: open_timeout */
 	BOTHY_TERMINAL_EXPIRED_HOST_DISABLED,	/* sessions of a disabled host it ended */

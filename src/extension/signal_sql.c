@@ -130,6 +130,13 @@ stage_payload(const char *payload, size_t len, const char *kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("kind \"wal.fence\" is sent by the fan-out worker only")));
+
+	/*
+	 * A reach is the fan-out worker's alone, too (worker_reach.c): a
+	 * producer's would keep nodes from asking the database at all.
+	 */
+	sig.optional &= ~BOTHY_OPT_REACH;
+	sig.reach = 0;
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, &sig);

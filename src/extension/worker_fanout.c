@@ -41,6 +41,7 @@
 #include "shmem.h"
 #include "signal_queue.h"
 #include "worker_common.h"
+#include "worker_reach.h"
 
 PGDLLEXPORT void bothy_fanout_main(Datum arg);
 
@@ -94,6 +95,7 @@ send_one_batch(char *buf, uint32 bufsize, MemoryContext batch_context)
 		entries[i].order = i;
 	}
 	bothy_coalesce(entries, n);
+	bothy_fanout_reach(entries, n);
 
 	PG_TRY();
 	{

@@ -29,6 +29,7 @@ GRANT EXECUTE ON FUNCTION
     bothy.agent_status(uuid[]),
     bothy.thread_place(uuid),
     bothy.thread_audience(uuid, uuid[]),
+    bothy.thread_audience_on(uuid, uuid),
     bothy.run_document(uuid),
     bothy.agent_known(uuid),
     bothy.terminal_host_pair(uuid, text, bytea),

@@ -61,6 +61,7 @@ SELECT is(
         'bothy.terminal_session_recheck(uuid,uuid,boolean)',
         'bothy.terminal_session_started(uuid,uuid)',
         'bothy.thread_audience(uuid,uuid[])',
+        'bothy.thread_audience_on(uuid,uuid)',
         'bothy.thread_place(uuid)',
         'bothy.uuidv7()'],
     'bothy_gateway executes exactly the gateway functions');

@@ -23,6 +23,7 @@ SELECT is(
 
 SELECT functions_are('bothy', ARRAY[
     'uuidv7', 'signal_check', 'publish', 'channel_key', 'settings', '_presence_ttl', '_place_members_among',
+    '_place_members_on', '_place_nodes', 'thread_audience_on', 'thread_nodes',
     '_cluster_node', '_multi', '_need', '_need_v7', '_need_code', '_need_ack_in_range', '_need_agent',
     'node_start', 'node_stop', 'device_bind', 'device_bind_batch', 'device_binding',
     'consumer_take', 'consumer_save', 'consumer_resume', 'consumer_holder', 'run_start', 'agent_events_after',

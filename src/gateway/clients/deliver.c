@@ -8,7 +8,7 @@
 #include "clients/hub.h"
 #include "clients/stats.h"
 #include "core/node.h"
-#include "core/uuidlist.h"
+#include "reach.h"
 
 void
 gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c)
@@ -63,52 +63,13 @@ gw_deliver_to_all_persons(gw_event_type type, const gw_text *ev)
 	return t.reached;
 }
 
-typedef struct person_list
-{
-	bothy_uuid *items;
-	size_t		n;
-	size_t		cap;
-	bool		failed;
-} person_list;
-
-static void
-add_person(const bothy_uuid *person, void *arg)
-{
-	person_list *l = arg;
-
-	if (l->failed)
-		return;
-	if (l->n == l->cap)
-	{
-		size_t		cap = l->cap == 0 ? 64 : 2 * l->cap;
-		bothy_uuid *grown = realloc(l->items, cap * sizeof(*grown));
-
-		if (grown == NULL)
-		{
-			l->failed = true;
-			return;
-		}
-		l->items = grown;
-		l->cap = cap;
-	}
-	l->items[l->n++] = *person;
-}
-
 bool
-gw_local_persons(bothy_uuid **persons, size_t *n)
+gw_signal_reaches_here(const bothy_signal *sig)
 {
-	person_list l = {NULL, 0, 0, false};
-
-	gw_hub_each_key(&gw_clients_hub, GW_HUB_PRINCIPAL, is_ready_person, add_person, &l);
-	if (l.failed)
-	{
-		free(l.items);
-		return false;
-	}
-	gw_uuid_sort(l.items, l.n);
-	*persons = l.items;
-	*n = l.n;
-	return true;
+	if (!(sig->optional & BOTHY_OPT_REACH) || bothy_reach_includes(sig->reach, &gw.id))
+		return true;
+	gw_clients_stats.signals_unreached++;
+	return false;
 }
 
 typedef struct find_principal

@@ -2,8 +2,7 @@
  * clients/deliver.h
  *		Handing one encoded event to this node's connections: to the ready
  *		person connections of given persons, to every ready person
- *		connection, and the list of the distinct persons connected here
- *		(what the audience of a thread is asked about).
+ *		connection; and whether an audience signal concerns this node.
  *
  * "Every delivery admits each connection again" (D-M7-17-5): callers ask
  * the database who may see a thread at each delivery (audience.h) and hand
@@ -16,6 +15,7 @@
 
 #include "clients/client.h"
 #include "clients/events.h"
+#include "signal.h"
 #include "uuid.h"
 
 /*
@@ -32,13 +32,12 @@ size_t		gw_deliver_to_all_persons(gw_event_type type, const gw_text *ev);
 void		gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c);
 
 /*
- * The distinct persons with a ready connection here, as a malloc'd array
- * (*n of them; NULL and 0 when there are none), sorted: the parts of an
- * audience are then ranges, which the seam's default body walks in the
- * index instead of probing it per person (clients/audience.c).  False when
- * out of memory.
+ * Whether an audience signal (gateway.typing, gateway.run) concerns this
+ * node: true without a reach, or when its reach holds this node's slot
+ * (src/common/reach.h); false counts it in
+ * bothy_gateway_signals_unreached_total, and the caller delivers nothing.
  */
-bool		gw_local_persons(bothy_uuid **persons, size_t *n);
+bool		gw_signal_reaches_here(const bothy_signal *sig);
 
 /* Whether any ready connection of principal is on this node. */
 bool		gw_has_local_principal(const bothy_uuid *principal, gw_conn_kind kind);

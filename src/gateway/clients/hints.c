@@ -24,39 +24,23 @@ deliver(const bothy_signal *hint, const bothy_uuid *place)
 	gw_text_free(&ev);
 }
 
-/* One part: the recipient alone, delivered only while admitted. */
-static bool
-head(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t n)
+/* The recipient alone, delivered only while admitted. */
+static void
+answered(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t n)
 {
 	bothy_signal *hint = arg;
 	bothy_uuid	buf;
 	const bothy_uuid *place;
 
-	if (!ok || !gw_audience_place(res, &buf, &place))
-		return false;
-	if (n == 1 && bothy_uuid_compare(&persons[0], &hint->recipient) == 0)
-		deliver(hint, place);
-	else
-		gw_clients_stats.hints_not_admitted++;
-	return false;
+	if (ok && gw_audience_place(res, &buf, &place))
+	{
+		if (n == 1 && bothy_uuid_compare(&persons[0], &hint->recipient) == 0)
+			deliver(hint, place);
+		else
+			gw_clients_stats.hints_not_admitted++;
+	}
+	free(hint);
 }
-
-static void
-part(void *arg, const bothy_uuid *persons, size_t n)
-{
-	(void) arg;
-	(void) persons;
-	(void) n;
-}
-
-static void
-done(void *arg, int failed)
-{
-	(void) failed;
-	free(arg);
-}
-
-static const gw_audience_ops hint_ops = {head, part, done};
 
 void
 gw_hints_signal(const bothy_signal *sig)
@@ -74,6 +58,6 @@ gw_hints_signal(const bothy_signal *sig)
 	if (hint == NULL)
 		return;
 	*hint = *sig;
-	if (gw_audience_ask_place(&hint->thread, &hint->recipient, 1, &hint_ops, hint) == NULL)
+	if (gw_audience_ask_recipient(&hint->thread, &hint->recipient, answered, hint) == NULL)
 		free(hint);
 }

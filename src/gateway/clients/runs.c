@@ -21,6 +21,7 @@
 
 #include "clients/audience.h"
 #include "clients/deliver.h"
+#include "clients/hub.h"
 #include "clients/runs.h"
 #include "clients/settings.h"
 #include "clients/stats.h"
@@ -57,9 +58,9 @@ static const bothy_uuid *run_key(const gw_uuidmap_link *l);
 static gw_uuidmap_link *buckets[RUN_BUCKETS];
 static gw_uuidmap runs = GW_UUIDMAP_FIXED(buckets, run_key);
 
-/* The head of a read: the document, its version, its thread and the first part's admitted. */
+/* A read: the document, its version, its thread and the persons here admitted. */
 static const char sql_read[] =
-"SELECT d::text, d->>'version', d->>'thread', " GW_AUDIENCE_COLUMN("$2", "$3") " "
+"SELECT d::text, d->>'version', d->>'thread', " GW_AUDIENCE_HERE_COLUMN("$2", "$3") " "
 "FROM bothy.run_document($1::uuid) AS d";
 
 static void start_read(run_entry *e);
@@ -122,13 +123,12 @@ schedule_next(run_entry *e)
 }
 
 /*
- * The head's answer: the document, its version and its thread, then the
- * first part's persons.  False when nothing is to be delivered.
+ * The read's answer: the document, its version and its thread, then the
+ * persons here admitted.  False when nothing is to be delivered.
  */
 static bool
-read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
+read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
 {
-	run_entry  *e = arg;
 	long		version;
 	bothy_uuid	thread;
 
@@ -193,20 +193,12 @@ read_head(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, s
 }
 
 static void
-read_part(void *arg, const bothy_uuid *admitted, size_t n)
+read_answered(void *arg, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
 {
 	run_entry  *e = arg;
 
-	gw_deliver_to_persons(GW_EV_RUN, &e->ev, admitted, n, NULL);
-}
-
-static void
-read_done(void *arg, int failed)
-{
-	run_entry  *e = arg;
-
-	(void) failed;				/* a part lost is lost, as a lost signal */
 	e->call = NULL;
+	read_deliver(e, ok, res, admitted, n);
 	gw_text_free(&e->ev);
 	if (e->reread)
 	{
@@ -216,24 +208,18 @@ read_done(void *arg, int failed)
 	schedule_next(e);
 }
 
-static const gw_audience_ops read_ops = {read_head, read_part, read_done};
-
 static void
 start_read(run_entry *e)
 {
 	char		run[BOTHY_UUID_STRLEN + 1];
 	const char *params[1] = {run};
-	bothy_uuid *persons;
-	size_t		n;
 	uint64_t	fence;
 
 	e->window_until = gw_mono_ms() + gw_copt.run_coalesce_ms;
 	e->reading = e->wanted;
-	persons = NULL;
-	if (!gw_local_persons(&persons, &n) || n == 0)
+	if (gw_hub_count(&gw_clients_hub) == 0)
 	{
 		/* nobody here to tell: nothing to read */
-		free(persons);
 		e->delivered = e->wanted;
 		schedule_next(e);
 		return;
@@ -243,8 +229,7 @@ start_read(run_entry *e)
 	e->fence = 0;
 	e->unfenced = false;
 	e->reading_thread = e->thread;
-	e->call = gw_audience_ask(sql_read, 1, params, &e->thread, persons, n, fence, &read_ops, e);
-	free(persons);
+	e->call = gw_audience_ask_here(sql_read, 1, params, &e->thread, fence, read_answered, e);
 	if (e->call == NULL)
 	{
 		e->wanted = e->delivered;
@@ -255,9 +240,12 @@ start_read(run_entry *e)
 void
 gw_runs_signal(const bothy_signal *sig)
 {
-	run_entry  *e = find(&sig->run);
+	run_entry  *e;
 	int64_t		now = gw_mono_ms();
 
+	if (!gw_signal_reaches_here(sig))
+		return;
+	e = find(&sig->run);
 	if (e == NULL)
 	{
 		e = calloc(1, sizeof(*e));

@@ -75,8 +75,11 @@ gw_clients_metrics_write(gw_metrics_out *b)
 					   gw_event_type_name((gw_event_type) i),
 					   (unsigned long long) s->events_delivered[i]);
 	gw_metrics_counter(b, "bothy_gateway_audience_queries_total",
-					   "Thread audience calls (bothy.thread_audience), one per delivery.",
+					   "Thread audience calls (bothy.thread_audience_on), one per delivery.",
 					   s->audience_queries);
+	gw_metrics_counter(b, "bothy_gateway_signals_unreached_total",
+					   "Typing and run signals whose reach left this node out: no call, no delivery.",
+					   s->signals_unreached);
 	gw_metrics_counter(b, "bothy_gateway_audience_failures_total",
 					   "Thread audience calls that failed; their event was not delivered.",
 					   s->audience_failures);

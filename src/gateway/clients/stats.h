@@ -61,6 +61,7 @@ typedef struct gw_clients_metrics
 	/* cross-node delivery (issue 5) */
 	uint64_t	events_delivered[GW_EV_TYPE_COUNT];	/* messages queued, by type */
 	uint64_t	audience_queries;	/* thread audience calls */
+	uint64_t	signals_unreached;	/* typing and run signals whose reach left this node out */
 	uint64_t	audience_failures;	/* ... that failed: their event was not delivered */
 	uint64_t	typing_dropped;		/* typing ops within --typing-interval */
 	uint64_t	typing_rejected;	/* typing ops of a sender who may not see the thread */

@@ -16,6 +16,7 @@
 #include "clients/settings.h"
 #include "clients/stats.h"
 #include "clients/typing.h"
+#include "core/listener.h"
 #include "core/node.h"
 #include "core/publish.h"
 #include "logline.h"
@@ -55,18 +56,6 @@ sender_of(const typing *t)
 	return f.found;
 }
 
-/* The index of id in ids, or n. */
-static size_t
-index_of(const bothy_uuid *ids, size_t n, const bothy_uuid *id)
-{
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		if (bothy_uuid_compare(&ids[i], id) == 0)
-			return i;
-	return n;
-}
-
 static void
 reject(gw_client *sender)
 {
@@ -84,96 +73,62 @@ deliver(typing *t, const bothy_uuid *persons, size_t n)
 	gw_deliver_to_persons(GW_EV_TYPING, &t->ev, persons, n, t->local ? sender_of(t) : NULL);
 }
 
+/* This node's persons who may see the thread, and whether the sender may. */
+static const char sql_typing[] =
+"SELECT bothy.thread_place($2::uuid)::text, "
+"EXISTS (SELECT FROM bothy.thread_audience($2::uuid, ARRAY[$1::uuid])), "
+GW_AUDIENCE_HERE_COLUMN("$2", "$3");
+
 /*
- * The first part, which holds the sender: every node checks the sender
- * (the signal left before the sender's node knew), so nothing is
- * delivered unless the sender is admitted.
+ * The answer: every node checks the sender (the signal left before the
+ * sender's node knew), so nothing is delivered unless the sender is
+ * admitted.
  */
-static bool
-head(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t n)
+static void
+answered(void *arg, bool ok, const PGresult *res, const bothy_uuid *persons, size_t n)
 {
 	typing	   *t = arg;
 	bothy_uuid	buf;
 	const bothy_uuid *place;
 
-	if (!ok || !gw_audience_place(res, &buf, &place))
-		return false;
-	if (index_of(persons, n, &t->principal) == n)
+	if (!ok || PQnfields(res) != 3 || !gw_audience_place(res, &buf, &place))
+		goto done;
+	if (strcmp(PQgetvalue(res, 0, 1), "t") != 0)
 	{
 		gw_clients_stats.typing_rejected++;
 		if (t->local)
 			reject(sender_of(t));
-		return false;
+		goto done;
 	}
-	if (!gw_event_typing(&t->ev, &t->thread, place, &t->principal,
-						 gw_now_ms() + gw_csettings.typing_ttl))
-		return false;
-	deliver(t, persons, n);
-	return true;
-}
-
-static void
-part(void *arg, const bothy_uuid *persons, size_t n)
-{
-	deliver(arg, persons, n);
-}
-
-static void
-done(void *arg, int failed)
-{
-	typing	   *t = arg;
-
-	(void) failed;
+	if (gw_event_typing(&t->ev, &t->thread, place, &t->principal,
+						gw_now_ms() + gw_csettings.typing_ttl))
+		deliver(t, persons, n);
+done:
 	gw_text_free(&t->ev);
 	free(t);
 }
 
-static const gw_audience_ops typing_ops = {head, part, done};
-
 /*
- * Asks who may see the thread among the persons here and the sender (who
- * may be on another node), the sender first so that its own right is
- * checked in the first part.  A signal for a node with nobody to tell
- * costs no database call.
+ * Asks who of the persons here may see the thread, and whether the sender
+ * (who may be on another node) may.  A node with no connection at all
+ * asks nothing for another node's typing; its own sender's op is always
+ * checked (the sender is told when it is rejected).
  */
 static void
 ask(typing *t)
 {
-	bothy_uuid *persons,
-			   *grown;
-	size_t		n,
-				at;
+	char		principal[BOTHY_UUID_STRLEN + 1];
+	const char *params[1] = {principal};
 
-	if (!gw_local_persons(&persons, &n))
+	if (!t->local && gw_hub_count(&gw_clients_hub) == 0)
 	{
 		free(t);
 		return;
 	}
-	if (n == 0 && !t->local)
-	{
-		free(persons);
+	bothy_uuid_format(&t->principal, principal);
+	if (gw_audience_ask_here(sql_typing, 1, params, &t->thread,
+							 gw_listener_fence(), answered, t) == NULL)
 		free(t);
-		return;
-	}
-	at = index_of(persons, n, &t->principal);
-	if (at == n)
-	{
-		grown = realloc(persons, (n + 1) * sizeof(*persons));
-		if (grown == NULL)
-		{
-			free(persons);
-			free(t);
-			return;
-		}
-		persons = grown;
-		persons[n++] = t->principal;
-	}
-	/* the sender first, the others still sorted: each part a range (deliver.h) */
-	memmove(persons + 1, persons, at * sizeof(*persons));
-	persons[0] = t->principal;
-	if (gw_audience_ask_place(&t->thread, persons, n, &typing_ops, t) == NULL)
-		free(t);
-	free(persons);
 }
 
 static void
@@ -249,8 +204,11 @@ gw_typing_op(gw_client *c, const bothy_uuid *thread)
 void
 gw_typing_signal(const bothy_signal *sig)
 {
-	typing	   *t = calloc(1, sizeof(*t));
+	typing	   *t;
 
+	if (!gw_signal_reaches_here(sig))
+		return;
+	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return;
 	t->thread = sig->thread;

@@ -153,8 +153,10 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         primary, standby, nodes, keys):
     a, b = nodes(2)
     w = World(primary)
-    member_a, member_b = new_id(), new_id()
-    place, thread = w.room(member_a, member_b)
+    # stay_b keeps node b in the reach of every version (docs/signals.md,
+    # "Reach"), so b reads each one, the removed member's too
+    member_a, member_b, stay_b = new_id(), new_id(), new_id()
+    place, thread = w.room(member_a, member_b, stay_b)
     agent, run_id = w.agent(), new_id()
     replayed(primary, standby)
     for node in (a, b):
@@ -163,6 +165,7 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
     async def go():
         ma = await Client.open(a.url, keys.person(member_a))
         mb = await Client.open(b.url, keys.person(member_b))
+        sb = await Client.open(b.url, keys.person(stay_b))
         assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
         assert (await ma.event("run.updated"))["version"] == 1
         assert (await mb.event("run.updated"))["version"] == 1
@@ -179,6 +182,7 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         assert w.leave(place, member_b) is True
         assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
         assert (await ma.event("run.updated", timeout=5))["version"] == 2
+        assert (await sb.event("run.updated", timeout=5))["version"] == 2
         poll_until(lambda: b.metric(FALLBACK % "wait") > waits[1], timeout=5,
                    what="B's read fell back to the primary")
         # the lag, computed at the scrape: the fence is past the replay seen
@@ -195,7 +199,7 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         standby.delay("0")
         await read_again(primary, standby, a, ma, (run_id, thread, agent, 3))
         assert await mb.before_ack() == []
-        for c in (ma, mb):
+        for c in (ma, mb, sb):
             await c.close()
     try:
         run(go())

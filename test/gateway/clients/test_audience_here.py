@@ -1,23 +1,25 @@
-"""A delivery to more persons than the audience's first part: the node asks
-bothy.thread_audience about its persons in parts (the first 64 in the call
-that also reads the run document or the thread's place, the rest after it
-in parts of at most 1,000), and every part admits again (D-M7-17-5).
+"""Admission at every delivery, asked by naming the node (D-M7-17-5): one
+call of bothy.thread_audience_on per delivery, whatever the number of
+persons here, every member here admitted, outsiders and removed members
+not; the sender of a typing op checked in the same call.  And the reach of
+a signal (docs/signals.md, "Reach"): a node that holds no member of the
+thread makes no call at all, while the members elsewhere get the event,
+and once a member connects there the next event is asked and delivered.
 
-The hub walks the persons by the last three hex digits of their UUIDs
-(clients/hub.c), so each person here gets its own bucket and the parts are
-known: the 64 lowest buckets make the first part, the others the next.  The
-typing sender is in the last bucket of all, so its own right is checked in
-the first part only because the node asks about the sender first."""
+The persons are spread over the hub's buckets (the last three hex digits
+of their UUIDs, clients/hub.c), as a large node has them."""
 import asyncio
 import resource
 import time
+import uuid
 
 from cluster import Client, World
-from conftest import new_id, run
+from conftest import new_id, poll_until, run
 
 PERSONS = 150
 FIRST = 64
 QUERIES = "bothy_gateway_audience_queries_total"
+UNREACHED = "bothy_gateway_signals_unreached_total"
 
 
 def person(bucket):
@@ -30,6 +32,14 @@ def room(w, members):
     place, thread = w.room()
     w.q("SELECT bothy.membership_added(%s, p) FROM unnest(%s::uuid[]) AS p", place, members)
     return place, thread
+
+
+def reach_slot(w, persons):
+    """The reach slot (src/common/reach.h) of the node these persons' devices
+    are bound to: the last eight bytes of its ID, big-endian, modulo 63."""
+    (node,), = w.q("SELECT DISTINCT node::text FROM bothy.device_bindings WHERE person = ANY (%s::uuid[])",
+                   persons)
+    return int.from_bytes(uuid.UUID(node).bytes[8:], "big") % 63
 
 
 def open_all(node, keys, ids):
@@ -74,12 +84,12 @@ async def after_removal(w, clients, place, thread, agent, run_id, members, remov
     return got
 
 
-def test_every_part_is_admitted_and_delivered(gateways, keys, pg):
+def test_one_call_admits_every_member_here(gateways, keys, pg):
     node = gateways(1)
     w = World(pg)
     ids = [person(b) for b in range(1, PERSONS + 1)]
     sender = person(0xfff)
-    outsiders = [ids[4], ids[99], ids[139]]          # one in the first part, two after it
+    outsiders = [ids[4], ids[99], ids[139]]
     members = [p for p in ids if p not in outsiders]
     place, thread = room(w, [sender] + members)
     agent, run_id = w.agent(), new_id()
@@ -93,19 +103,20 @@ def test_every_part_is_admitted_and_delivered(gateways, keys, pg):
         typing_calls = node.metric(QUERIES) - asked
         assert w.run_changed(run_id, thread, agent, 1, {"step": 1}) is True
         first = await receivers(clients, "run.updated", members + [sender], outsiders)
-        # removed from the place: one member of the first part, one of the next
+        runs = node.metric(QUERIES)
         second = await after_removal(w, clients, place, thread, agent, run_id, members,
                                      [ids[9], ids[119]], outsiders)
-        return typing, typing_calls, first, second
-    typing, typing_calls, first, second = run(go())
+        return typing, typing_calls, first, second, node.metric(QUERIES) - runs
+    typing, typing_calls, first, second, run_calls = run(go())
     assert {d["principal"] for d in typing.values()} == {sender}
-    # the first part's call with the place, then one call for the other 87
-    assert typing_calls == 2
+    # one call: the place, the sender's right and the 147 members here
+    assert typing_calls == 1
+    assert run_calls == 1
     assert {d["version"] for d in first.values()} == {1}
     assert {d["version"] for d in second.values()} == {2}
 
 
-def test_a_sender_refused_in_the_first_part_costs_no_further_call(gateways, keys, pg):
+def test_a_sender_refused_costs_one_call(gateways, keys, pg):
     node = gateways(1)
     w = World(pg)
     ids = [person(b) for b in range(1, PERSONS + 1)]
@@ -128,10 +139,9 @@ def test_a_sender_refused_in_the_first_part_costs_no_further_call(gateways, keys
     assert nothing == [[], []]
 
 
-def test_a_delivery_in_four_parts(gateways, keys, pg):
-    """2,100 persons: the first part and three of 679 or 678, more than the
-    pool's connections run at once here; an outsider and a removed member in
-    each."""
+def test_a_large_delivery_in_one_call(gateways, keys, pg):
+    """2,100 persons here (until 0.3.0: four calls in parts); outsiders and
+    removed members spread over them."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))   # the node inherits it
     node = gateways(1)
@@ -155,5 +165,57 @@ def test_a_delivery_in_four_parts(gateways, keys, pg):
         calls, second = run(go())
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    assert calls == 4
+    assert calls == 1
     assert {d["version"] for d in second.values()} == {2}
+
+
+def test_a_node_without_members_is_not_asked(gateways, keys, pg):
+    """Members on node a only; node b holds outsiders.  b hears the typing
+    and run signals, finds itself outside their reach and makes no call;
+    the members on a get both.  Then a member connects to b: the next
+    events reach b, which asks once each and delivers to it."""
+    a, b = gateways(2)
+    w = World(pg)
+    members = [new_id() for _ in range(6)]
+    sender, later = members[0], new_id()
+    outsiders = [new_id() for _ in range(5)]
+    place, thread = room(w, members + [later])
+    agent, run_id = w.agent(), new_id()
+
+    async def go():
+        on_a = dict(zip(members, await open_all(a, keys, members)))
+        on_b = dict(zip(outsiders, await open_all(b, keys, outsiders)))
+        slots = [reach_slot(w, ids) for ids in (members, outsiders)]
+        asked, unreached = b.metric(QUERIES), b.metric(UNREACHED)
+        await on_a[sender].send({"op": "typing", "thread": thread})
+        typing = await receivers(on_a, "typing.started", members[1:], [])
+        assert w.run_changed(run_id, thread, agent, 1, {"step": 1}) is True
+        runs = await receivers(on_a, "run.updated", members, [])
+        for c in on_b.values():
+            assert await c.before_ack() == [], "an outsider got the event"
+        # b heard both signals (its own pace: poll), and asked for neither
+        poll_until(lambda: b.metric(QUERIES) - asked + b.metric(UNREACHED) - unreached >= 2,
+                   timeout=5, what="b heard the typing and the run signals")
+        quiet = (b.metric(QUERIES) - asked, b.metric(UNREACHED) - unreached)
+        # a member arrives on b: b is in the reach of the next events
+        on_b[later] = (await open_all(b, keys, [later]))[0]
+        asked = b.metric(QUERIES)
+        await on_a[members[1]].send({"op": "typing", "thread": thread})
+        typing_b = await on_b[later].event("typing.started")
+        assert w.run_changed(run_id, thread, agent, 2, {"step": 2}) is True
+        run_b = await on_b[later].event("run.updated")
+        for p in outsiders:
+            assert await on_b[p].before_ack() == [], "an outsider got the event"
+        poll_until(lambda: b.metric(QUERIES) - asked >= 2, timeout=5, what="b asked twice")
+        reached = b.metric(QUERIES) - asked
+        for c in list(on_a.values()) + list(on_b.values()):
+            await c.close()
+        return typing, runs, quiet, typing_b, run_b, reached, slots
+    typing, runs, quiet, typing_b, run_b, reached, slots = run(go())
+    assert {d["principal"] for d in typing.values()} == {sender}
+    assert {d["version"] for d in runs.values()} == {1}
+    # two nodes share a slot once in 63 starts: b then asks, and finds nobody
+    assert quiet == ((0, 2) if slots[0] != slots[1] else (2, 0)), \
+        "b asked the database for events of nobody there"
+    assert typing_b["principal"] == members[1] and run_b["version"] == 2
+    assert reached == 2

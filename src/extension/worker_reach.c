@@ -1,0 +1,166 @@
+/*
+ * worker_reach.c
+ *		The reach of audience signals, set by the fan-out worker (see
+ *		worker_reach.h).
+ *
+ * Why the worker and not the producer: the worker asks after the
+ * producer's commit, in a snapshot of its own, so every binding committed
+ * before the signal is seen (a person whose connection was ready before
+ * the event committed is reached), and the producer's transaction pays
+ * nothing.  One transaction per batch that holds audience signals, one
+ * call of the seam per signal; each node then skips a signal whose reach
+ * leaves it out, without a database call (clients/deliver.c).
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "nodes/makefuncs.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "metrics.h"
+#include "reach.h"
+#include "signal.h"
+#include "worker_reach.h"
+
+#define REACH_LOG_EVERY_MS 10000
+
+static bool
+is_audience(const BothyCoalesceEntry *e)
+{
+	return !e->drop && (e->tag.kind == BOTHY_KIND_GATEWAY_TYPING ||
+						e->tag.kind == BOTHY_KIND_GATEWAY_RUN);
+}
+
+/* The index of the first audience signal not dropped, or n. */
+static int
+first_audience(const BothyCoalesceEntry *entries, int n)
+{
+	int			i;
+
+	for (i = 0; i < n && !is_audience(&entries[i]); i++)
+		;
+	return i;
+}
+
+/* The reach mask of the nodes of an uuid[] (no NULL element expected). */
+static int64
+mask_of(ArrayType *nodes)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+	int64		mask = 0;
+
+	deconstruct_array(nodes, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR, &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
+		if (!nulls[i])
+			mask |= bothy_reach_bit((const bothy_uuid *) DatumGetUUIDP(elems[i]));
+	return mask;
+}
+
+/*
+ * Re-encodes e with the reach of its thread, the payload in out_context;
+ * unchanged when the seam answers NULL.
+ */
+static void
+set_reach(BothyCoalesceEntry *e, FmgrInfo *flinfo, MemoryContext out_context)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+	bothy_signal sig;
+	bothy_decode_error err;
+	char		encoded[BOTHY_SIGNAL_MAX_BYTES + 1];
+	Datum		nodes;
+	int			len;
+
+	/* the producer's payload passed the same codec when it was staged */
+	if (bothy_signal_decode(e->payload, e->len, &sig, &err) != BOTHY_DECODE_OK)
+		return;
+	InitFunctionCallInfoData(*fcinfo, flinfo, 1, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = UUIDPGetDatum((pg_uuid_t *) sig.thread.b);
+	fcinfo->args[0].isnull = false;
+	nodes = FunctionCallInvoke(fcinfo);
+	if (fcinfo->isnull)
+		return;
+	sig.reach = mask_of(DatumGetArrayTypeP(nodes));
+	sig.optional |= BOTHY_OPT_REACH;
+	len = bothy_signal_encode(&sig, encoded, sizeof(encoded));
+	if (len < 0)
+		return;					/* too long with it: every node delivers it */
+	e->payload = MemoryContextStrdup(out_context, encoded);
+	e->len = (uint16) len;
+	bothy_count(BOTHY_FANOUT_REACHED, 1);
+}
+
+/* One transaction: the seam asked about every audience signal from first on. */
+static void
+ask_seam(BothyCoalesceEntry *entries, int n, int first, MemoryContext batch)
+{
+	Oid			argtypes[1] = {UUIDOID};
+	Oid			fn;
+	FmgrInfo	flinfo;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	/* missing before ALTER EXTENSION ... UPDATE: no reach, as before 0.3.0 */
+	fn = LookupFuncName(list_make2(makeString("bothy"), makeString("thread_nodes")),
+						1, argtypes, true);
+	if (OidIsValid(fn))
+	{
+		fmgr_info(fn, &flinfo);
+		for (int i = first; i < n; i++)
+			if (is_audience(&entries[i]))
+				set_reach(&entries[i], &flinfo, batch);
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+static void
+try_seam(BothyCoalesceEntry *entries, int n, int first, MemoryContext batch)
+{
+	static TimestampTz last_log = 0;
+
+	PG_TRY();
+	{
+		ask_seam(entries, n, first, batch);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		TimestampTz now = GetCurrentTimestamp();
+
+		MemoryContextSwitchTo(batch);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		bothy_count(BOTHY_ERRORS_REACH, 1);
+		if (TimestampDifferenceExceeds(last_log, now, REACH_LOG_EVERY_MS))
+		{
+			last_log = now;
+			ereport(LOG,
+					(errmsg("bothy fan-out could not ask bothy.thread_nodes: every node delivers the batch"),
+					 errdetail("%s", edata->message)));
+		}
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(batch);
+}
+
+void
+bothy_fanout_reach(BothyCoalesceEntry *entries, int n)
+{
+	int			first = first_audience(entries, n);
+
+	if (first < n)
+		try_seam(entries, n, first, CurrentMemoryContext);
+}
