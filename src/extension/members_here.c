@@ -26,9 +26,11 @@
  * Visibility: a member is admitted only if its membership row is visible
  * to the statement's snapshot (a removal committed before the event keeps
  * the person out, D-M7-17-5; on a standby, once the fence is replayed).
- * A binding's entry is taken as it is, dead versions too: a binding only
- * narrows who is asked about, and a person named needlessly is one the
- * node finds no connection of.  A binding the snapshot cannot see yet is
+ * In _place_members_on a binding's entry is taken as it is, dead versions
+ * too: a binding only narrows who is asked about, and a person named
+ * needlessly is one the node finds no connection of (a heap fetch per
+ * bound member would double the read).  _place_nodes fetches the
+ * binding's row, since a node named needlessly makes a call.  A binding the snapshot cannot see yet is
  * one whose connection is not ready yet either.
  */
 #include "postgres.h"
@@ -163,7 +165,8 @@ typedef struct readers
 				members_index,
 				bindings,
 				bindings_index;
-	TupleTableSlot *slot;
+	TupleTableSlot *slot,		/* a membership's row */
+			   *binding;		/* a binding's row */
 	cursor		a,
 				b;
 } readers;
@@ -177,6 +180,7 @@ readers_open(readers *r, Datum place, const char *index, const char *first,
 	r->bindings = bothy_open_table("device_bindings");
 	r->bindings_index = open_binding_index(r->bindings, index, first, second);
 	r->slot = table_slot_create(r->memberships, NULL);
+	r->binding = table_slot_create(r->bindings, NULL);
 	cursor_begin(&r->a, r->memberships, r->members_index, place);
 	cursor_begin(&r->b, r->bindings, r->bindings_index, b_prefix);
 }
@@ -186,6 +190,7 @@ readers_close(readers *r)
 {
 	index_endscan(r->b.scan);
 	index_endscan(r->a.scan);
+	ExecDropSingleTupleTableSlot(r->binding);
 	ExecDropSingleTupleTableSlot(r->slot);
 	index_close(r->bindings_index, AccessShareLock);
 	table_close(r->bindings, AccessShareLock);
@@ -255,11 +260,14 @@ bothy_place_members_on(PG_FUNCTION_ARGS)
 
 /*
  * Adds the nodes of the person's bindings (cursor b on (person, node),
- * the node read off each entry) to nodes[*n]; false when there would be
- * more than NODES_MAX.
+ * the node read off each entry whose row the snapshot sees: a device that
+ * moved leaves a dead entry behind, and a node named needlessly would ask
+ * needlessly) to nodes[*n]; false when there would be more than
+ * NODES_MAX.
  */
 static bool
-add_nodes_of(cursor *b, const pg_uuid_t *person, pg_uuid_t *nodes, int *n)
+add_nodes_of(cursor *b, TupleTableSlot *binding, const pg_uuid_t *person, pg_uuid_t *nodes,
+			 int *n)
 {
 	static const pg_uuid_t first = {{0}};
 	int			i;
@@ -274,7 +282,7 @@ add_nodes_of(cursor *b, const pg_uuid_t *person, pg_uuid_t *nodes, int *n)
 		for (i = 0; i < *n; i++)
 			if (bothy_uuid_order(&nodes[i], &b->at) == 0)
 				break;
-		if (i == *n)
+		if (i == *n && index_fetch_heap(b->scan, binding))
 		{
 			if (*n == NODES_MAX)
 				return false;
@@ -317,7 +325,7 @@ bothy_place_nodes(PG_FUNCTION_ARGS)
 					break;
 			} while (bothy_uuid_order(&r.a.at, &person) == 0);
 			if (found)
-				known = ++members <= NODES_MAX_MEMBERS && add_nodes_of(&r.b, &person, nodes, &n);
+				known = ++members <= NODES_MAX_MEMBERS && add_nodes_of(&r.b, r.binding, &person, nodes, &n);
 			if (r.a.ended)
 				break;
 		}

@@ -19,6 +19,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
+#include "portability/instr_time.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -31,6 +32,13 @@
 #include "worker_reach.h"
 
 #define REACH_LOG_EVERY_MS 10000
+
+/*
+ * The time one batch may spend asking the seam: a slow replaced seam must
+ * not hold back every signal of the channel.  The signals after it go
+ * without reach (every node asks), counted in BOTHY_ERRORS_REACH.
+ */
+#define REACH_BUDGET_MS 5
 
 static bool
 is_audience(const BothyCoalesceEntry *e)
@@ -115,10 +123,24 @@ ask_seam(BothyCoalesceEntry *entries, int n, int first, MemoryContext batch)
 						1, argtypes, true);
 	if (OidIsValid(fn))
 	{
+		instr_time	start,
+					now;
+
 		fmgr_info(fn, &flinfo);
+		INSTR_TIME_SET_CURRENT(start);
 		for (int i = first; i < n; i++)
-			if (is_audience(&entries[i]))
-				set_reach(&entries[i], &flinfo, batch);
+		{
+			if (!is_audience(&entries[i]))
+				continue;
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if (INSTR_TIME_GET_MILLISEC(now) > REACH_BUDGET_MS)
+			{
+				bothy_count(BOTHY_ERRORS_REACH, 1);
+				break;
+			}
+			set_reach(&entries[i], &flinfo, batch);
+		}
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();

@@ -170,6 +170,16 @@ static const signal_example signal_examples[] = {
 	{"wal.fence at the largest position", BOTHY_KIND_WAL_FENCE, 0,
 		{{"lsn", "9223372036854775807"}},
 	OPEN("wal.fence") KV("lsn", "9223372036854775807") CLOSE},
+	{"gateway.typing with its reach", BOTHY_KIND_GATEWAY_TYPING, BOTHY_OPT_REACH,
+		{{"node", NODE}, {"thread", U1}, {"principal", U2}, {"reach", "4100"}},
+	OPEN("gateway.typing") TYPING_M KV("reach", "4100") CLOSE},
+	{"gateway.run with no node reached", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
+		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", "0"}},
+	OPEN("gateway.run") RUN_M KV("version", "42") KV("reach", "0") CLOSE},
+	{"gateway.run with every slot reached", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
+		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"},
+		 {"reach", "9223372036854775807"}},
+	OPEN("gateway.run") RUN_M KV("version", "42") KV("reach", "9223372036854775807") CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -497,6 +507,14 @@ static const decode_case decode_cases[] = {
 		KV("quiet", "true") KV("count", "{\"n\":1}") CLOSE, NOT_INTEGER, "count"),
 	BAD("version negative", OPEN("gateway.run") RUN_M KV("version", "-1") CLOSE,
 		OUT_OF_RANGE, "version"),
+	BAD("reach beyond 63 bits", OPEN("gateway.run") RUN_M KV("version", "1")
+		KV("reach", "9223372036854775808") CLOSE, OUT_OF_RANGE, "reach"),
+	BAD("reach negative", OPEN("gateway.typing") TYPING_M KV("reach", "-1") CLOSE,
+		OUT_OF_RANGE, "reach"),
+	BAD("reach a string", OPEN("gateway.typing") TYPING_M KVS("reach", "1") CLOSE,
+		NOT_INTEGER, "reach"),
+	BAD("reach in a kind without it", OPEN("gateway.consumer") KVS("node", NODE)
+		KVS("agent", U1) KVS("gateway_session", U2) KV("reach", "1") CLOSE, UNKNOWN_MEMBER, "reach"),
 	BAD("version minus zero", OPEN("gateway.run") RUN_M KV("version", "-0") CLOSE,
 		OUT_OF_RANGE, "version"),
 	BAD("version 2^53", OPEN("gateway.run") RUN_M KV("version", "9007199254740992") CLOSE,

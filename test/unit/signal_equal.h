@@ -29,10 +29,12 @@ bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 	switch (a->kind)
 	{
 		case BOTHY_KIND_GATEWAY_TYPING:
-			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(thread) && BOTHY_EQ_ID(principal);
+			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(thread) && BOTHY_EQ_ID(principal) &&
+				BOTHY_EQ_OPT(BOTHY_OPT_REACH, a->reach == b->reach);
 		case BOTHY_KIND_GATEWAY_RUN:
 			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(run) && BOTHY_EQ_ID(thread) &&
-				a->version == b->version;
+				a->version == b->version &&
+				BOTHY_EQ_OPT(BOTHY_OPT_REACH, a->reach == b->reach);
 		case BOTHY_KIND_GATEWAY_AGENT_PRESENCE:
 			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(agent) && a->state == b->state &&
 				BOTHY_EQ_OPT(BOTHY_OPT_BILLING_MODE, a->billing_mode == b->billing_mode) &&

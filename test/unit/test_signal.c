@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reach.h"
 #include "signal.h"
 #include "unit.h"
 #include "signal_cases.h"
@@ -71,6 +72,8 @@ set_field(bothy_signal *sig, const char *name, const char *value)
 		sig->seq = strtoll(value, NULL, 10);
 	else if (strcmp(name, "lsn") == 0)
 		sig->lsn = strtoll(value, NULL, 10);
+	else if (strcmp(name, "reach") == 0)
+		sig->reach = strtoll(value, NULL, 10);
 	else if (strcmp(name, "quiet") == 0)
 		sig->quiet = strcmp(value, "true") == 0;
 	else if (strcmp(name, "state") == 0)
@@ -605,6 +608,25 @@ test_describe(void)
 	UNIT_OK(strcmp(buf, "unknown kind \"gateway.nope\"") == 0, "describe of a decoded fault");
 }
 
+/* The reach slot (reach.h): the last eight bytes, big-endian, modulo 63. */
+static void
+test_reach_slot(void)
+{
+	bothy_uuid	a,
+				b;
+
+	(void) bothy_uuid_parse("01890a5d-ac96-774b-bcce-b302099a8057", 36, &a);
+	(void) bothy_uuid_parse("00000000-0000-7000-8000-00000000003f", 36, &b);
+	UNIT_OK(bothy_reach_slot(&a) == 35, "reach slot of a node: 0xbcceb302099a8057 mod 63 = 35");
+	UNIT_OK(bothy_reach_slot(&b) == 8, "reach slot: 2^63 + 63 mod 63 = 8");
+	UNIT_OK(bothy_reach_bit(&a) == (INT64_C(1) << 35), "reach bit of slot 35");
+	UNIT_OK(bothy_reach_includes(INT64_C(4100) | bothy_reach_bit(&b), &b) &&
+			!bothy_reach_includes(INT64_C(4100), &b) && !bothy_reach_includes(0, &a),
+			"a reach includes a node only with its slot's bit");
+	UNIT_OK(bothy_reach_includes(BOTHY_SIGNAL_REACH_MAX, &a) && bothy_reach_includes(BOTHY_SIGNAL_REACH_MAX, &b),
+			"the largest reach includes every slot");
+}
+
 int
 main(void)
 {
@@ -622,5 +644,6 @@ main(void)
 	unit_diag("names, codes and sentences");
 	test_names();
 	test_describe();
+	test_reach_slot();
 	return unit_done();
 }

@@ -169,6 +169,7 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
         assert (await ma.event("run.updated"))["version"] == 1
         assert (await mb.event("run.updated"))["version"] == 1
+        assert (await sb.event("run.updated"))["version"] == 1
         # the standby answered both nodes' reads, after a fence wait each
         for node in (a, b):
             assert node.metric(READS) >= 1, standby_metrics(node)
