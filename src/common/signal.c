@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hex.h"
 #include "json_scan.h"
 
 /* ---------------------------------------------------------------------
@@ -28,7 +29,8 @@ typedef enum bothy_form
 	BOTHY_FORM_BILLING_MODE,
 	BOTHY_FORM_HINT_KIND,
 	BOTHY_FORM_INTEGER,			/* 0 .. the member's max, into its int64_t field */
-	BOTHY_FORM_BOOL
+	BOTHY_FORM_BOOL,
+	BOTHY_FORM_NODES			/* node IDs of 32 hex digits each, into reach */
 } bothy_form;
 
 typedef enum bothy_member_id
@@ -100,7 +102,7 @@ static const bothy_member_def bothy_members[BOTHY_M__COUNT] = {
 	[BOTHY_M_EVENT] = BOTHY_INT(event, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_SEQ] = BOTHY_INT(seq, BOTHY_SIGNAL_VERSION_MAX),
 	[BOTHY_M_LSN] = BOTHY_INT(lsn, BOTHY_SIGNAL_LSN_MAX),
-	[BOTHY_M_REACH] = BOTHY_INT(reach, BOTHY_SIGNAL_REACH_MAX),
+	[BOTHY_M_REACH] = BOTHY_SCALAR(reach, BOTHY_FORM_NODES),
 };
 
 #define BOTHY_KIND_MAX_MEMBERS 9
@@ -492,6 +494,26 @@ bothy_read_bool(const bothy_json_member *m, bool *out)
 	return BOTHY_REASON_NONE;
 }
 
+/*
+ * A string of 0 to BOTHY_REACH_MAX node IDs, each the 32 lower-case hex
+ * digits of its 16 bytes (no dashes: the form is a list, not a UUID's
+ * text), one after the other.  Any other string is not_uuid.
+ */
+static bothy_reason
+bothy_read_nodes(const bothy_json_member *m, bothy_signal *out)
+{
+	size_t		i,
+				n = m->value_len / 32;
+
+	if (m->type != BOTHY_JSON_STRING || m->value_len % 32 != 0 || n > BOTHY_REACH_MAX)
+		return BOTHY_REASON_NOT_UUID;
+	for (i = 0; i < n; i++)
+		if (!bothy_hex_decode(m->value + 32 * i, 16, out->reach[i].b))
+			return BOTHY_REASON_NOT_UUID;
+	out->nreach = (int) n;
+	return BOTHY_REASON_NONE;
+}
+
 static bothy_reason
 bothy_read_member(const bothy_json_member *m, const bothy_member_def *def,
 				  bothy_signal *out)
@@ -521,6 +543,8 @@ bothy_read_member(const bothy_json_member *m, const bothy_member_def *def,
 			return bothy_read_integer(m, def->max, (int64_t *) ((char *) out + def->offset));
 		case BOTHY_FORM_BOOL:
 			return bothy_read_bool(m, &out->quiet);
+		case BOTHY_FORM_NODES:
+			return bothy_read_nodes(m, out);
 	}
 	return BOTHY_REASON_NOT_JSON;	/* not reached: every form is handled */
 }
@@ -711,6 +735,21 @@ bothy_put_int(bothy_writer *w, int64_t v)
 }
 
 static void
+bothy_put_nodes(bothy_writer *w, const bothy_signal *sig)
+{
+	char		hex[32];
+	int			i;
+
+	bothy_put(w, "\"", 1);
+	for (i = 0; i < sig->nreach; i++)
+	{
+		bothy_hex_encode(sig->reach[i].b, 16, hex);
+		bothy_put(w, hex, sizeof(hex));
+	}
+	bothy_put(w, "\"", 1);
+}
+
+static void
 bothy_put_value(bothy_writer *w, const bothy_member_def *def, const bothy_signal *sig)
 {
 	char		text[BOTHY_UUID_STRLEN + 1];
@@ -732,6 +771,9 @@ bothy_put_value(bothy_writer *w, const bothy_member_def *def, const bothy_signal
 			return;
 		case BOTHY_FORM_BOOL:
 			bothy_put_str(w, sig->quiet ? "true" : "false");
+			return;
+		case BOTHY_FORM_NODES:
+			bothy_put_nodes(w, sig);
 			return;
 	}
 }
@@ -755,6 +797,8 @@ bothy_member_encodable(const bothy_member_def *def, const bothy_signal *sig)
 		case BOTHY_FORM_INTEGER:
 			v = bothy_member_integer(def, sig);
 			return v >= 0 && v <= def->max;
+		case BOTHY_FORM_NODES:
+			return sig->nreach >= 0 && sig->nreach <= BOTHY_REACH_MAX;
 	}
 	return false;
 }

@@ -91,10 +91,12 @@ typedef enum bothy_hint_kind
 #define BOTHY_OPT_TARGET		0x10u	/* gateway.hint */
 #define BOTHY_OPT_REACH			0x20u	/* gateway.typing and gateway.run (reach.h) */
 
+/* The most nodes a reach names: 32 hex digits each (docs/signals.md, "Reach"). */
+#define BOTHY_REACH_MAX 32
+
 /* The largest values of the integer members (version, event and seq are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)
 #define BOTHY_SIGNAL_LSN_MAX INT64_MAX	/* a WAL position, as an unsigned 64-bit number */
-#define BOTHY_SIGNAL_REACH_MAX INT64_MAX	/* 63 bits, one per node slot (reach.h) */
 #define BOTHY_SIGNAL_COUNT_MAX	INT64_C(2147483647)
 
 /*
@@ -126,11 +128,12 @@ typedef struct bothy_signal
 	int64_t		count;			/* gateway.hint: 0 .. 2147483647 */
 	int64_t		seq;			/* terminal.log: 0 .. 9007199254740991 */
 	int64_t		lsn;			/* wal.fence: 0 .. 2^63 - 1, a WAL position */
-	int64_t		reach;			/* typing, run: the nodes' slots that hold members */
 	bothy_agent_state state;
 	bothy_billing_mode billing_mode;
 	bothy_hint_kind hint_kind;
 	bool		quiet;
+	int			nreach;			/* typing, run: the nodes that hold members */
+	bothy_uuid	reach[BOTHY_REACH_MAX];
 } bothy_signal;
 
 typedef enum bothy_decode_status

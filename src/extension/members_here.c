@@ -44,6 +44,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "executor/tuptable.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
@@ -51,9 +52,15 @@
 #include "utils/snapmgr.h"
 
 #include "members.h"
+#include "signal.h"
 
-/* Entries a seek steps over before it descends the index again. */
-#define SEEK_STEPS 4
+/*
+ * Entries a seek steps over before it descends the index again: at most
+ * SEEK_STEPS_MAX, halved (to 1) each time stepping fell short and the
+ * seek descended, doubled each time it arrived, so a side much sparser
+ * than the other soon descends at once.
+ */
+#define SEEK_STEPS_MAX 8
 
 /*
  * A place's members with more rows than this make _place_nodes answer
@@ -62,8 +69,8 @@
  */
 #define NODES_MAX_MEMBERS 256
 
-/* More distinct nodes than this: NULL as well. */
-#define NODES_MAX 64
+/* More distinct nodes than a reach names: NULL as well. */
+#define NODES_MAX BOTHY_REACH_MAX
 
 /* A scan of an index whose key is (prefix uuid, person uuid). */
 typedef struct cursor
@@ -73,12 +80,14 @@ typedef struct cursor
 	pg_uuid_t	at;				/* the person of the entry it stands on */
 	bool		ended;			/* no entry of the prefix is left */
 	bool		started;
+	int			steps;			/* how far the next seek steps first */
 } cursor;
 
 static void
 cursor_begin(cursor *c, Relation heap, Relation index, Datum prefix)
 {
 	memset(c, 0, sizeof(*c));
+	c->steps = SEEK_STEPS_MAX / 2;
 	c->scan = index_beginscan(heap, index, GetActiveSnapshot(), 2, 0);
 	c->scan->xs_want_itup = true;	/* the person is read off the entry */
 	ScanKeyInit(&c->keys[0], 1, BTEqualStrategyNumber, F_UUID_EQ, prefix);
@@ -111,15 +120,19 @@ cursor_seek(cursor *c, const pg_uuid_t *target)
 	if (c->ended)
 		return false;
 	if (c->started)
-		for (k = 0; k < SEEK_STEPS; k++)
-		{
-			if (bothy_uuid_order(&c->at, target) >= 0)
-				return true;
+	{
+		for (k = 0; k < c->steps && bothy_uuid_order(&c->at, target) < 0; k++)
 			if (!cursor_step(c))
 				return false;
+		if (bothy_uuid_order(&c->at, target) >= 0)
+		{
+			if (k > 0 && c->steps < SEEK_STEPS_MAX)
+				c->steps *= 2;
+			return true;
 		}
-	if (c->started && bothy_uuid_order(&c->at, target) >= 0)
-		return true;
+		if (c->steps > 1)
+			c->steps /= 2;
+	}
 	c->started = true;
 	ScanKeyInit(&c->keys[1], 2, BTGreaterEqualStrategyNumber, F_UUID_GE,
 				UUIDPGetDatum(target));
@@ -239,22 +252,88 @@ intersect(cursor *a, TupleTableSlot *slot, cursor *b, ReturnSetInfo *rsinfo)
 	}
 }
 
+/*
+ * The place of a thread, from the primary key of bothy.threads as the
+ * snapshot sees it (what the seam's bothy.thread_place reads by default);
+ * false for an unknown thread.
+ */
+static bool
+thread_place(Datum thread, pg_uuid_t *place)
+{
+	Relation	threads = bothy_open_table("threads");
+	Oid			indexid = RelationGetPrimaryKeyIndex(threads);
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData key;
+	bool		found = false,
+				isnull;
+	Datum		d;
+
+	if (!OidIsValid(indexid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bothy.threads has no primary key")));
+	index = index_open(indexid, AccessShareLock);
+	scan = index_beginscan(threads, index, GetActiveSnapshot(), 1, 0);
+	slot = table_slot_create(threads, NULL);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_UUID_EQ, thread);
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		d = slot_getattr(slot, 2, &isnull);
+		if (!isnull)
+		{
+			memcpy(place, DatumGetUUIDP(d), sizeof(pg_uuid_t));
+			found = true;
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(index, AccessShareLock);
+	table_close(threads, AccessShareLock);
+	return found;
+}
+
+/* The members of the place with a device bound to the node, into the result set. */
+static void
+members_on(Datum place, Datum node, ReturnSetInfo *rsinfo)
+{
+	readers		r;
+
+	readers_open(&r, place, "device_bindings_node_person", "node", "person", node);
+	intersect(&r.a, r.slot, &r.b, rsinfo);
+	readers_close(&r);
+}
+
 PG_FUNCTION_INFO_V1(bothy_place_members_on);
 
 Datum
 bothy_place_members_on(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	readers		r;
-
 	bothy_begin_uuid_set(fcinfo);
 	/* An unknown thread's place is NULL: nobody is admitted. */
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	readers_open(&r, PG_GETARG_DATUM(0), "device_bindings_node_person", "node", "person",
-				 PG_GETARG_DATUM(1));
-	intersect(&r.a, r.slot, &r.b, rsinfo);
-	readers_close(&r);
+	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(1))
+		members_on(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), (ReturnSetInfo *) fcinfo->resultinfo);
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(bothy_thread_audience_on);
+
+/*
+ * The seam's default bothy.thread_audience_on(thread, node): the thread's
+ * place read here rather than by a SQL body around _place_members_on,
+ * whose function call (a set-returning SQL function, a second SECURITY
+ * DEFINER) cost about as much as the join of a small place.
+ */
+Datum
+bothy_thread_audience_on(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t	place;
+
+	bothy_begin_uuid_set(fcinfo);
+	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && thread_place(PG_GETARG_DATUM(0), &place))
+		members_on(UUIDPGetDatum(&place), PG_GETARG_DATUM(1), (ReturnSetInfo *) fcinfo->resultinfo);
 	PG_RETURN_NULL();
 }
 
@@ -292,10 +371,13 @@ add_nodes_of(cursor *b, TupleTableSlot *binding, const pg_uuid_t *person, pg_uui
 	return true;
 }
 
-PG_FUNCTION_INFO_V1(bothy_place_nodes);
-
-Datum
-bothy_place_nodes(PG_FUNCTION_ARGS)
+/*
+ * The nodes the devices of the place's members are bound to, or NULL
+ * (*isnull) above NODES_MAX_MEMBERS members or NODES_MAX nodes, or with
+ * no member at all (the place may be another schema's: a replaced seam).
+ */
+static Datum
+nodes_of_place(Datum place, bool *isnull)
 {
 	static const pg_uuid_t first = {{0}};
 	readers		r;
@@ -308,9 +390,7 @@ bothy_place_nodes(PG_FUNCTION_ARGS)
 	bool		known = true,
 				found;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	readers_open(&r, PG_GETARG_DATUM(0), "device_bindings_person_node", "person", "node", (Datum) 0);
+	readers_open(&r, place, "device_bindings_person_node", "person", "node", (Datum) 0);
 	if (cursor_seek(&r.a, &first))
 		while (known)
 		{
@@ -325,16 +405,51 @@ bothy_place_nodes(PG_FUNCTION_ARGS)
 					break;
 			} while (bothy_uuid_order(&r.a.at, &person) == 0);
 			if (found)
-				known = ++members <= NODES_MAX_MEMBERS && add_nodes_of(&r.b, r.binding, &person, nodes, &n);
+				known = ++members <= NODES_MAX_MEMBERS &&
+					add_nodes_of(&r.b, r.binding, &person, nodes, &n);
 			if (r.a.ended)
 				break;
 		}
 	readers_close(&r);
-
-	/* no member here at all: the place may be another schema's (a replaced seam) */
-	if (!known || members == 0)
-		PG_RETURN_NULL();
+	*isnull = !known || members == 0;
+	if (*isnull)
+		return (Datum) 0;
 	for (i = 0; i < n; i++)
 		elems[i] = UUIDPGetDatum(&nodes[i]);
-	PG_RETURN_ARRAYTYPE_P(construct_array(elems, n, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR));
+	return PointerGetDatum(construct_array(elems, n, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR));
+}
+
+PG_FUNCTION_INFO_V1(bothy_place_nodes);
+
+Datum
+bothy_place_nodes(PG_FUNCTION_ARGS)
+{
+	Datum		nodes;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	nodes = nodes_of_place(PG_GETARG_DATUM(0), &isnull);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(nodes);
+}
+
+PG_FUNCTION_INFO_V1(bothy_thread_nodes);
+
+/* The seam's default bothy.thread_nodes(thread), the place read here. */
+Datum
+bothy_thread_nodes(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t	place;
+	Datum		nodes;
+	bool		isnull;
+
+	/* an unknown thread: NULL, every node asks (and admits nobody) */
+	if (PG_ARGISNULL(0) || !thread_place(PG_GETARG_DATUM(0), &place))
+		PG_RETURN_NULL();
+	nodes = nodes_of_place(UUIDPGetDatum(&place), &isnull);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(nodes);
 }

@@ -136,7 +136,7 @@ stage_payload(const char *payload, size_t len, const char *kind)
 	 * producer's would keep nodes from asking the database at all.
 	 */
 	sig.optional &= ~BOTHY_OPT_REACH;
-	sig.reach = 0;
+	sig.nreach = 0;
 	if (bothy_signal_encode(&sig, encoded, sizeof(encoded)) < 0)
 		elog(ERROR, "a decoded signal could not be encoded");
 	bothy_stage_signal(encoded, &sig);

@@ -9,7 +9,7 @@
  * the event committed is reached), and the producer's transaction pays
  * nothing.  One transaction per batch that holds audience signals, one
  * call of the seam per signal; each node then skips a signal whose reach
- * leaves it out, without a database call (clients/deliver.c).
+ * does not name, without a database call (clients/deliver.c).
  */
 #include "postgres.h"
 
@@ -27,7 +27,6 @@
 #include "utils/uuid.h"
 
 #include "metrics.h"
-#include "reach.h"
 #include "signal.h"
 #include "worker_reach.h"
 
@@ -58,21 +57,29 @@ first_audience(const BothyCoalesceEntry *entries, int n)
 	return i;
 }
 
-/* The reach mask of the nodes of an uuid[] (no NULL element expected). */
-static int64
-mask_of(ArrayType *nodes)
+/*
+ * The nodes of an uuid[] into sig's reach; false when there are more than
+ * BOTHY_REACH_MAX (the signal then goes without: every node asks).
+ */
+static bool
+put_nodes(ArrayType *nodes, bothy_signal *sig)
 {
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n,
 				i;
-	int64		mask = 0;
 
 	deconstruct_array(nodes, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR, &elems, &nulls, &n);
+	sig->nreach = 0;
 	for (i = 0; i < n; i++)
-		if (!nulls[i])
-			mask |= bothy_reach_bit((const bothy_uuid *) DatumGetUUIDP(elems[i]));
-	return mask;
+	{
+		if (nulls[i])
+			continue;
+		if (sig->nreach == BOTHY_REACH_MAX)
+			return false;
+		memcpy(sig->reach[sig->nreach++].b, DatumGetUUIDP(elems[i])->data, UUID_LEN);
+	}
+	return true;
 }
 
 /*
@@ -98,7 +105,8 @@ set_reach(BothyCoalesceEntry *e, FmgrInfo *flinfo, MemoryContext out_context)
 	nodes = FunctionCallInvoke(fcinfo);
 	if (fcinfo->isnull)
 		return;
-	sig.reach = mask_of(DatumGetArrayTypeP(nodes));
+	if (!put_nodes(DatumGetArrayTypeP(nodes), &sig))
+		return;
 	sig.optional |= BOTHY_OPT_REACH;
 	len = bothy_signal_encode(&sig, encoded, sizeof(encoded));
 	if (len < 0)

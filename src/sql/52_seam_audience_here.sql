@@ -24,32 +24,28 @@ CREATE OR REPLACE FUNCTION bothy._place_members_on(place uuid, node uuid) RETURN
     SET search_path = pg_catalog, pg_temp
     AS 'MODULE_PATHNAME', 'bothy_place_members_on';
 COMMENT ON FUNCTION bothy._place_members_on(uuid, uuid) IS
-    'internal: the members of the place with a device bound to the node, each once (the default body of bothy.thread_audience_on)';
+    'internal: the members of the place with a device bound to the node, each once (bothy.thread_audience_on by place)';
 
 CREATE OR REPLACE FUNCTION bothy._place_nodes(place uuid) RETURNS uuid[]
     LANGUAGE c STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS 'MODULE_PATHNAME', 'bothy_place_nodes';
 COMMENT ON FUNCTION bothy._place_nodes(uuid) IS
-    'internal: the nodes the devices of the place''s members are bound to; NULL above 256 members or without any (the default body of bothy.thread_nodes)';
+    'internal: the nodes the devices of the place''s members are bound to; NULL above 256 members, 32 nodes or without any (bothy.thread_nodes by place)';
 
+-- The seam's defaults are C too: a SQL body around the internal functions
+-- cost as much again as a small place's join (a set-returning SQL
+-- function and a second SECURITY DEFINER call per delivery).
 CREATE OR REPLACE FUNCTION bothy.thread_audience_on(thread uuid, node uuid) RETURNS SETOF uuid
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE c STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
-    AS $$
-    SELECT bothy._place_members_on(
-               (SELECT t.place FROM bothy.threads t WHERE t.thread = thread_audience_on.thread),
-               thread_audience_on.node)
-$$;
+    AS 'MODULE_PATHNAME', 'bothy_thread_audience_on';
 COMMENT ON FUNCTION bothy.thread_audience_on(uuid, uuid) IS
     'seam: of the persons with a device bound to the node, those who may see the thread';
 
 CREATE OR REPLACE FUNCTION bothy.thread_nodes(thread uuid) RETURNS uuid[]
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE c STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
-    AS $$
-    SELECT bothy._place_nodes(
-               (SELECT t.place FROM bothy.threads t WHERE t.thread = thread_nodes.thread))
-$$;
+    AS 'MODULE_PATHNAME', 'bothy_thread_nodes';
 COMMENT ON FUNCTION bothy.thread_nodes(uuid) IS
     'seam: the nodes holding a person who may see the thread; NULL when it cannot say (every node asks)';

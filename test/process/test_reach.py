@@ -1,7 +1,7 @@
 """The reach of audience signals (docs/signals.md, "Reach"), as a listener on
 the channel hears them from the real fan-out worker: gateway.run and
-gateway.typing carry the slots of the nodes that devices of the thread's
-members are bound to, whatever reach a producer gave; a place above 256
+gateway.typing name the nodes that devices of the thread's members are
+bound to, whatever reach a producer gave; a place above 256
 members, or a thread the seam does not know, goes without one (every node
 asks); and a seam that fails sends the batch without one, counted and
 logged, losing nothing."""
@@ -11,9 +11,10 @@ import uuid
 from conftest import NODE_A, NODE_B, new_id, poll_until
 
 
-def slot_bit(node):
-    """src/common/reach.h: the last eight bytes, big-endian, modulo 63."""
-    return 1 << (int.from_bytes(uuid.UUID(node).bytes[8:], "big") % 63)
+def nodes_of(reach):
+    """The node IDs a reach names (32 hex digits each), as UUID text."""
+    assert len(reach) % 32 == 0
+    return {str(uuid.UUID(reach[i:i + 32])) for i in range(0, len(reach), 32)}
 
 
 def room(conn, members):
@@ -51,17 +52,17 @@ def test_the_worker_sets_the_reach_of_the_members_nodes(multi, listener_of):
         bind(conn, NODE_B, b)
     with multi.connect() as conn:
         run_changed(conn, thread, agent)
-    assert next_of(listener, "gateway.run")["reach"] == slot_bit(NODE_A) | slot_bit(NODE_B)
+    assert nodes_of(next_of(listener, "gateway.run")["reach"]) == {NODE_A, NODE_B}
     # a producer's own reach (here: nobody) is dropped; the worker's stands
-    typing = {"kind": "gateway.typing", "node": NODE_A, "thread": thread, "principal": a, "reach": 0}
+    typing = {"kind": "gateway.typing", "node": NODE_A, "thread": thread, "principal": a, "reach": ""}
     with multi.connect() as conn:
         conn.cursor().execute("SELECT bothy.publish(%s)", (json.dumps(typing, separators=(",", ":")),))
-    assert next_of(listener, "gateway.typing")["reach"] == slot_bit(NODE_A) | slot_bit(NODE_B)
+    assert nodes_of(next_of(listener, "gateway.typing")["reach"]) == {NODE_A, NODE_B}
     # b's device moves to node A: the next event reaches A alone
     with multi.connect() as conn:
         conn.cursor().execute("UPDATE bothy.device_bindings SET node = %s WHERE person = %s", (NODE_A, b))
         run_changed(conn, thread, agent)
-    assert next_of(listener, "gateway.run")["reach"] == slot_bit(NODE_A)
+    assert nodes_of(next_of(listener, "gateway.run")["reach"]) == {NODE_A}
 
 
 def test_a_large_place_or_an_unknown_thread_goes_without_reach(multi, listener_of):
@@ -104,4 +105,4 @@ def test_a_failing_seam_sends_without_reach(multi, listener_of):
         multi.query(default)
     with multi.connect() as conn:
         run_changed(conn, thread, agent)
-    assert next_of(listener, "gateway.run")["reach"] == slot_bit(NODE_A)
+    assert nodes_of(next_of(listener, "gateway.run")["reach"]) == {NODE_A}

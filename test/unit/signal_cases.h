@@ -36,6 +36,12 @@
 #define CLOSE		"}"
 
 #define TYPING_M	KVS("node", NODE) KVS("thread", U1) KVS("principal", U2)
+/* reach: node IDs of 32 hex digits each (docs/signals.md, "Reach") */
+#define R_A		"01890a5dac96774bbcceb302099a8057"
+#define R_B		"01890a5dac967aaa8bbb000000000002"
+#define REACH2	R_A R_B
+#define REACH8	R_A R_B R_A R_B R_A R_B R_A R_B
+#define REACH32	REACH8 REACH8 REACH8 REACH8
 #define RUN_M		KVS("node", NODE) KVS("run", U3) KVS("thread", U1)
 #define PRESENCE_M	KVS("node", NODE) KVS("agent", U2)
 #define DEVICE_M	KVS("node", NODE) KVS("device", U3) KVS("gateway_session", U4)
@@ -171,15 +177,14 @@ static const signal_example signal_examples[] = {
 		{{"lsn", "9223372036854775807"}},
 	OPEN("wal.fence") KV("lsn", "9223372036854775807") CLOSE},
 	{"gateway.typing with its reach", BOTHY_KIND_GATEWAY_TYPING, BOTHY_OPT_REACH,
-		{{"node", NODE}, {"thread", U1}, {"principal", U2}, {"reach", "4100"}},
-	OPEN("gateway.typing") TYPING_M KV("reach", "4100") CLOSE},
+		{{"node", NODE}, {"thread", U1}, {"principal", U2}, {"reach", REACH2}},
+	OPEN("gateway.typing") TYPING_M KVS("reach", REACH2) CLOSE},
 	{"gateway.run with no node reached", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
-		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", "0"}},
-	OPEN("gateway.run") RUN_M KV("version", "42") KV("reach", "0") CLOSE},
-	{"gateway.run with every slot reached", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
-		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"},
-		 {"reach", "9223372036854775807"}},
-	OPEN("gateway.run") RUN_M KV("version", "42") KV("reach", "9223372036854775807") CLOSE},
+		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", ""}},
+	OPEN("gateway.run") RUN_M KV("version", "42") KVS("reach", "") CLOSE},
+	{"gateway.run with the most nodes a reach names", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
+		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", REACH32}},
+	OPEN("gateway.run") RUN_M KV("version", "42") KVS("reach", REACH32) CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -507,14 +512,18 @@ static const decode_case decode_cases[] = {
 		KV("quiet", "true") KV("count", "{\"n\":1}") CLOSE, NOT_INTEGER, "count"),
 	BAD("version negative", OPEN("gateway.run") RUN_M KV("version", "-1") CLOSE,
 		OUT_OF_RANGE, "version"),
-	BAD("reach beyond 63 bits", OPEN("gateway.run") RUN_M KV("version", "1")
-		KV("reach", "9223372036854775808") CLOSE, OUT_OF_RANGE, "reach"),
-	BAD("reach negative", OPEN("gateway.typing") TYPING_M KV("reach", "-1") CLOSE,
-		OUT_OF_RANGE, "reach"),
-	BAD("reach a string", OPEN("gateway.typing") TYPING_M KVS("reach", "1") CLOSE,
-		NOT_INTEGER, "reach"),
+	BAD("reach naming 33 nodes", OPEN("gateway.run") RUN_M KV("version", "1")
+		KVS("reach", REACH32 R_A) CLOSE, NOT_UUID, "reach"),
+	BAD("reach with a node cut short", OPEN("gateway.typing") TYPING_M
+		KVS("reach", R_A "01890a5d") CLOSE, NOT_UUID, "reach"),
+	BAD("reach with dashes", OPEN("gateway.typing") TYPING_M KVS("reach", NODE) CLOSE,
+		NOT_UUID, "reach"),
+	BAD("reach in upper case", OPEN("gateway.typing") TYPING_M
+		KVS("reach", "01890A5DAC96774BBCCEB302099A8057") CLOSE, NOT_UUID, "reach"),
+	BAD("reach a number", OPEN("gateway.typing") TYPING_M KV("reach", "1") CLOSE,
+		NOT_UUID, "reach"),
 	BAD("reach in a kind without it", OPEN("gateway.consumer") KVS("node", NODE)
-		KVS("agent", U1) KVS("gateway_session", U2) KV("reach", "1") CLOSE, UNKNOWN_MEMBER, "reach"),
+		KVS("agent", U1) KVS("gateway_session", U2) KVS("reach", R_A) CLOSE, UNKNOWN_MEMBER, "reach"),
 	BAD("version minus zero", OPEN("gateway.run") RUN_M KV("version", "-0") CLOSE,
 		OUT_OF_RANGE, "version"),
 	BAD("version 2^53", OPEN("gateway.run") RUN_M KV("version", "9007199254740992") CLOSE,

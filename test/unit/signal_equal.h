@@ -22,6 +22,13 @@
 #define BOTHY_EQ_OPT(bit, same) (!(a->optional & (bit)) || (same))
 
 static bool
+bothy_test_reach_equal(const bothy_signal *a, const bothy_signal *b)
+{
+	return a->nreach == b->nreach &&
+		memcmp(a->reach, b->reach, sizeof(a->reach[0]) * (size_t) a->nreach) == 0;
+}
+
+static bool
 bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 {
 	if (a->kind != b->kind || a->optional != b->optional)
@@ -30,11 +37,11 @@ bothy_test_signal_equal(const bothy_signal *a, const bothy_signal *b)
 	{
 		case BOTHY_KIND_GATEWAY_TYPING:
 			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(thread) && BOTHY_EQ_ID(principal) &&
-				BOTHY_EQ_OPT(BOTHY_OPT_REACH, a->reach == b->reach);
+				BOTHY_EQ_OPT(BOTHY_OPT_REACH, bothy_test_reach_equal(a, b));
 		case BOTHY_KIND_GATEWAY_RUN:
 			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(run) && BOTHY_EQ_ID(thread) &&
 				a->version == b->version &&
-				BOTHY_EQ_OPT(BOTHY_OPT_REACH, a->reach == b->reach);
+				BOTHY_EQ_OPT(BOTHY_OPT_REACH, bothy_test_reach_equal(a, b));
 		case BOTHY_KIND_GATEWAY_AGENT_PRESENCE:
 			return BOTHY_EQ_ID(node) && BOTHY_EQ_ID(agent) && a->state == b->state &&
 				BOTHY_EQ_OPT(BOTHY_OPT_BILLING_MODE, a->billing_mode == b->billing_mode) &&

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "reach.h"
 #include "signal.h"
 #include "unit.h"
@@ -73,7 +74,13 @@ set_field(bothy_signal *sig, const char *name, const char *value)
 	else if (strcmp(name, "lsn") == 0)
 		sig->lsn = strtoll(value, NULL, 10);
 	else if (strcmp(name, "reach") == 0)
-		sig->reach = strtoll(value, NULL, 10);
+	{
+		size_t		n = strlen(value) / 32;
+
+		for (sig->nreach = 0; (size_t) sig->nreach < n; sig->nreach++)
+			if (!bothy_hex_decode(value + 32 * sig->nreach, 16, sig->reach[sig->nreach].b))
+				return false;
+	}
 	else if (strcmp(name, "quiet") == 0)
 		sig->quiet = strcmp(value, "true") == 0;
 	else if (strcmp(name, "state") == 0)
@@ -437,7 +444,7 @@ test_encode_small_buffer(void)
 	for (i = 0; i < N_ELEMS(signal_examples); i++)
 	{
 		bothy_signal sig;
-		char		buf[600];
+		char		buf[BOTHY_SIGNAL_MAX_BYTES + 2];
 		size_t		need = strlen(signal_examples[i].compact) + 1;
 		size_t		size;
 		bool		pass = true;
@@ -608,23 +615,27 @@ test_describe(void)
 	UNIT_OK(strcmp(buf, "unknown kind \"gateway.nope\"") == 0, "describe of a decoded fault");
 }
 
-/* The reach slot (reach.h): the last eight bytes, big-endian, modulo 63. */
+/* Whether a reach names a node (reach.h). */
 static void
-test_reach_slot(void)
+test_reach_includes(void)
 {
+	bothy_signal sig;
 	bothy_uuid	a,
 				b;
 
+	memset(&sig, 0, sizeof(sig));
 	(void) bothy_uuid_parse("01890a5d-ac96-774b-bcce-b302099a8057", 36, &a);
-	(void) bothy_uuid_parse("00000000-0000-7000-8000-00000000003f", 36, &b);
-	UNIT_OK(bothy_reach_slot(&a) == 35, "reach slot of a node: 0xbcceb302099a8057 mod 63 = 35");
-	UNIT_OK(bothy_reach_slot(&b) == 8, "reach slot: 2^63 + 63 mod 63 = 8");
-	UNIT_OK(bothy_reach_bit(&a) == (INT64_C(1) << 35), "reach bit of slot 35");
-	UNIT_OK(bothy_reach_includes(INT64_C(4100) | bothy_reach_bit(&b), &b) &&
-			!bothy_reach_includes(INT64_C(4100), &b) && !bothy_reach_includes(0, &a),
-			"a reach includes a node only with its slot's bit");
-	UNIT_OK(bothy_reach_includes(BOTHY_SIGNAL_REACH_MAX, &a) && bothy_reach_includes(BOTHY_SIGNAL_REACH_MAX, &b),
-			"the largest reach includes every slot");
+	(void) bothy_uuid_parse("01890a5d-ac96-7aaa-8bbb-000000000002", 36, &b);
+	UNIT_OK(bothy_reach_includes(&sig, &a), "no reach: every node");
+	sig.optional = BOTHY_OPT_REACH;
+	UNIT_OK(!bothy_reach_includes(&sig, &a), "an empty reach: no node");
+	sig.reach[0] = b;
+	sig.nreach = 1;
+	UNIT_OK(!bothy_reach_includes(&sig, &a) && bothy_reach_includes(&sig, &b),
+			"a reach names its nodes only");
+	sig.reach[BOTHY_REACH_MAX - 1] = a;
+	sig.nreach = BOTHY_REACH_MAX;
+	UNIT_OK(bothy_reach_includes(&sig, &a), "the last of the most nodes a reach names");
 }
 
 int
@@ -644,6 +655,6 @@ main(void)
 	unit_diag("names, codes and sentences");
 	test_names();
 	test_describe();
-	test_reach_slot();
+	test_reach_includes();
 	return unit_done();
 }

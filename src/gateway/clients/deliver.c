@@ -66,7 +66,7 @@ gw_deliver_to_all_persons(gw_event_type type, const gw_text *ev)
 bool
 gw_signal_reaches_here(const bothy_signal *sig)
 {
-	if (!(sig->optional & BOTHY_OPT_REACH) || bothy_reach_includes(sig->reach, &gw.id))
+	if (bothy_reach_includes(sig, &gw.id))
 		return true;
 	gw_clients_stats.signals_unreached++;
 	return false;

@@ -33,7 +33,7 @@ void		gw_deliver_to_conn(gw_event_type type, const gw_text *ev, gw_client *c);
 
 /*
  * Whether an audience signal (gateway.typing, gateway.run) concerns this
- * node: true without a reach, or when its reach holds this node's slot
+ * node: true without a reach, or when its reach names this node
  * (src/common/reach.h); false counts it in
  * bothy_gateway_signals_unreached_total, and the caller delivers nothing.
  */
