@@ -9,6 +9,7 @@
 
 #include "audience_ask.h"
 #include "core/uuidlist.h"
+#include "schedstat.h"
 
 void
 audience_die(const char *what, PGconn *pg)
@@ -38,6 +39,17 @@ audience_load_persons(PGconn *pg, const char *table, size_t *n)
 	return out;
 }
 
+/* The persons an audience call's one row lists, comma-separated. */
+static size_t
+listed(PGconn *pg, PGresult *res)
+{
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		audience_die("the audience call", pg);
+	if (PQgetisnull(res, 0, 0))
+		return 0;
+	return (strlen(PQgetvalue(res, 0, 0)) + 1) / (BOTHY_UUID_STRLEN + 1);
+}
+
 /* One call with the persons of a part; the admitted count into *admitted. */
 static void
 ask_part(PGconn *pg, const char *sql, bool binary, const char *thread, const bothy_uuid *persons,
@@ -57,10 +69,7 @@ ask_part(PGconn *pg, const char *sql, bool binary, const char *thread, const bot
 		audience_die("out of memory", NULL);
 	values[1] = list;
 	res = PQexecParams(pg, sql, 2, NULL, values, lengths, formats, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		audience_die("the audience call", pg);
-	if (!PQgetisnull(res, 0, 0))
-		*admitted += (strlen(PQgetvalue(res, 0, 0)) + 1) / (BOTHY_UUID_STRLEN + 1);
+	*admitted += listed(pg, res);
 	PQclear(res);
 	free(list);
 }
@@ -86,6 +95,27 @@ audience_deliver(PGconn *pg, const char *sql, bool binary, const char *thread,
 		from += count;
 	}
 	return admitted;
+}
+
+size_t
+audience_deliver_here(PGconn *pg, const char *thread, const char *node)
+{
+	const char *values[2] = {thread, node};
+	PGresult   *res = PQexecParams(pg, AUDIENCE_HERE_SQL, 2, NULL, values, NULL, NULL, 0);
+	size_t		admitted = listed(pg, res);
+
+	PQclear(res);
+	return admitted;
+}
+
+double
+audience_cpu_ms(int pid)
+{
+	uint64_t	ns = 0;
+
+	if (!bench_cpu_ns(pid, &ns))
+		audience_die("cannot read the backend's schedstat", NULL);
+	return ns / 1e6;
 }
 
 static int

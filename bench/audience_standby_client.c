@@ -24,7 +24,6 @@
 
 #include "audience_ask.h"
 #include "core/uuidlist.h"
-#include "schedstat.h"
 #include "uuid.h"
 
 #define MAX_ROUNDS 64
@@ -36,16 +35,6 @@ typedef struct server
 	PGconn	   *pg;
 	int			backend;
 } server;
-
-static double
-cpu_ms(int pid)
-{
-	uint64_t	ns = 0;
-
-	if (!bench_cpu_ns(pid, &ns))
-		audience_die("cannot read the backend's schedstat", NULL);
-	return ns / 1e6;
-}
 
 static void
 run_case(server *servers, const char *spec, int rounds, int deliveries)
@@ -74,11 +63,11 @@ run_case(server *servers, const char *spec, int rounds, int deliveries)
 		for (int k = 0; k < 2; k++)
 		{
 			server	   *s = &servers[(k + r) % 2];	/* each round starts on the other */
-			double		c0 = cpu_ms(s->backend);
+			double		c0 = audience_cpu_ms(s->backend);
 
 			for (int d = 0; d < deliveries; d++)
 				audience_deliver(s->pg, SQL, true, thread, persons, n);
-			cpu[(k + r) % 2][r] = (cpu_ms(s->backend) - c0) / deliveries;
+			cpu[(k + r) % 2][r] = (audience_cpu_ms(s->backend) - c0) / deliveries;
 		}
 		ratio[r] = cpu[1][r] / cpu[0][r];
 	}
