@@ -126,7 +126,7 @@ schedule_next(run_entry *e)
  * The read's answer: the document, its version and its thread, then the
  * persons here admitted.  False when nothing is to be delivered.
  */
-static bool
+static void
 read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admitted, size_t n)
 {
 	long		version;
@@ -138,7 +138,7 @@ read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admit
 		if (!ok)
 			gw_clients_stats.run_read_failures++;
 		e->wanted = e->delivered;
-		return false;
+		return;
 	}
 
 	/*
@@ -152,7 +152,7 @@ read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admit
 	{
 		gw_log(GW_LOG_WARN, "run document without its version or thread, not delivered");
 		e->wanted = e->delivered;
-		return false;
+		return;
 	}
 	if (bothy_uuid_compare(&thread, &e->reading_thread) != 0)
 	{
@@ -160,7 +160,7 @@ read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admit
 		gw_clients_stats.runs_contradicted++;
 		e->thread = thread;
 		e->reread = true;
-		return false;
+		return;
 	}
 	if (version < e->reading)
 	{
@@ -170,14 +170,14 @@ read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admit
 			e->wanted = version > e->delivered ? version : e->delivered;
 	}
 	if (version <= e->delivered)
-		return false;
+		return;
 	e->delivered = version;
 	if (version > e->wanted)
 		e->wanted = version;
 	if (!gw_event_run(&e->ev, PQgetvalue(res, 0, 0), (size_t) PQgetlength(res, 0, 0)))
 	{
 		gw_log(GW_LOG_WARN, "run document is not a JSON object, not delivered");
-		return false;
+		return;
 	}
 	/* a document no client queue could hold would close every subscriber (4008) */
 	if (e->ev.len > (size_t) gw.opt.send_queue / 2)
@@ -185,11 +185,10 @@ read_deliver(run_entry *e, bool ok, const PGresult *res, const bothy_uuid *admit
 		gw_clients_stats.runs_too_large++;
 		gw_log(GW_LOG_WARN, "run document too large to deliver");
 		gw_text_free(&e->ev);
-		return false;
+		return;
 	}
 	gw_clients_stats.run_snapshots++;
 	gw_deliver_to_persons(GW_EV_RUN, &e->ev, admitted, n, NULL);
-	return true;
 }
 
 static void
