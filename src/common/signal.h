@@ -91,8 +91,8 @@ typedef enum bothy_hint_kind
 #define BOTHY_OPT_TARGET		0x10u	/* gateway.hint */
 #define BOTHY_OPT_REACH			0x20u	/* gateway.typing and gateway.run (reach.h) */
 
-/* The most nodes a reach names: 32 hex digits each (docs/signals.md, "Reach"). */
-#define BOTHY_REACH_MAX 32
+/* The most nodes a reach names, 32 hex digits each (docs/signals.md, "Reach"). */
+#define BOTHY_REACH_MAX 128
 
 /* The largest values of the integer members (version, event and seq are 2^53 - 1). */
 #define BOTHY_SIGNAL_VERSION_MAX INT64_C(9007199254740991)

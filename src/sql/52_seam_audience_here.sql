@@ -31,7 +31,7 @@ CREATE OR REPLACE FUNCTION bothy._place_nodes(place uuid) RETURNS uuid[]
     SET search_path = pg_catalog, pg_temp
     AS 'MODULE_PATHNAME', 'bothy_place_nodes';
 COMMENT ON FUNCTION bothy._place_nodes(uuid) IS
-    'internal: the nodes the devices of the place''s members are bound to; NULL above 256 members, 32 nodes or without any (bothy.thread_nodes by place)';
+    'internal: the nodes the devices of the place''s members are bound to; NULL above 256 members, 128 nodes or without any (bothy.thread_nodes by place)';
 
 -- The seam's defaults are C too: a SQL body around the internal functions
 -- cost as much again as a small place's join (a set-returning SQL

@@ -42,6 +42,7 @@
 #define REACH2	R_A R_B
 #define REACH8	R_A R_B R_A R_B R_A R_B R_A R_B
 #define REACH32	REACH8 REACH8 REACH8 REACH8
+#define REACH128	REACH32 REACH32 REACH32 REACH32
 #define RUN_M		KVS("node", NODE) KVS("run", U3) KVS("thread", U1)
 #define PRESENCE_M	KVS("node", NODE) KVS("agent", U2)
 #define DEVICE_M	KVS("node", NODE) KVS("device", U3) KVS("gateway_session", U4)
@@ -183,8 +184,8 @@ static const signal_example signal_examples[] = {
 		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", ""}},
 	OPEN("gateway.run") RUN_M KV("version", "42") KVS("reach", "") CLOSE},
 	{"gateway.run with the most nodes a reach names", BOTHY_KIND_GATEWAY_RUN, BOTHY_OPT_REACH,
-		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", REACH32}},
-	OPEN("gateway.run") RUN_M KV("version", "42") KVS("reach", REACH32) CLOSE},
+		{{"node", NODE}, {"run", U3}, {"thread", U1}, {"version", "42"}, {"reach", REACH128}},
+	OPEN("gateway.run") RUN_M KV("version", "42") KVS("reach", REACH128) CLOSE},
 };
 
 /* ---------------------------------------------------------------------
@@ -512,8 +513,8 @@ static const decode_case decode_cases[] = {
 		KV("quiet", "true") KV("count", "{\"n\":1}") CLOSE, NOT_INTEGER, "count"),
 	BAD("version negative", OPEN("gateway.run") RUN_M KV("version", "-1") CLOSE,
 		OUT_OF_RANGE, "version"),
-	BAD("reach naming 33 nodes", OPEN("gateway.run") RUN_M KV("version", "1")
-		KVS("reach", REACH32 R_A) CLOSE, NOT_UUID, "reach"),
+	BAD("reach naming 129 nodes", OPEN("gateway.run") RUN_M KV("version", "1")
+		KVS("reach", REACH128 R_A) CLOSE, NOT_UUID, "reach"),
 	BAD("reach with a node cut short", OPEN("gateway.typing") TYPING_M
 		KVS("reach", R_A "01890a5d") CLOSE, NOT_UUID, "reach"),
 	BAD("reach with dashes", OPEN("gateway.typing") TYPING_M KVS("reach", NODE) CLOSE,
