@@ -26,13 +26,16 @@
 
 #include "core/db.h"
 #include "core/dbread.h"
+#include "core/loop.h"
 #include "core/pgconn.h"
 #include "logline.h"
 
 /*
  * A standby's replay is looked at again this often while a read waits:
- * lws runs a timer under a millisecond at its next poll at once, so a
- * shorter interval would spin (docs/standbys.md gives this figure).
+ * libev's epoll waits whole milliseconds, so a shorter interval would wait
+ * as long, and asking again at every answer would keep a standby backend
+ * busy for each waiting read (docs/standbys.md gives this figure).  A
+ * gw_timer, not an lws_sul: core/loop.c says why.
  */
 #define RECHECK_US 1000
 
@@ -75,8 +78,8 @@ typedef struct rslot
 	uint64_t	seen;			/* highest replay position seen on this connection */
 	lws_usec_t	checked_at;		/* its last check's answer */
 	char		server[SERVER_ID_MAX];	/* the incarnation it reaches; "" until checked */
-	lws_sorted_usec_list_t sul_recheck;
-	lws_sorted_usec_list_t sul_bound;	/* the call's wait_until, then its read_until */
+	gw_timer	t_recheck;		/* the next check of a fence not yet replayed */
+	gw_timer	t_bound;		/* the call's wait_until, then its read_until */
 } rslot;
 
 struct standby
@@ -96,7 +99,6 @@ struct standby
 struct gw_dbread
 {
 	gw_db	   *db;
-	struct lws_context *context;
 	standby    *sbs;
 	int			n;
 	int			next;			/* round robin */
@@ -108,7 +110,7 @@ struct gw_dbread
 	uint64_t	verify_fence;	/* ... which missed this fence */
 	lws_usec_t	refused_logged;	/* "wal fence beyond the primary" last logged */
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
-	lws_sorted_usec_list_t sul_queue;	/* the oldest queued call's wait for one */
+	gw_timer	t_queue;		/* the oldest queued call's wait for one */
 };
 
 gw_read_stats gw_read_stats_now;
@@ -230,8 +232,8 @@ release(rslot *s)
 
 	s->call = NULL;
 	s->checking = false;
-	lws_sul_cancel(&s->sul_recheck);
-	lws_sul_cancel(&s->sul_bound);
+	gw_timer_cancel(&s->t_recheck);
+	gw_timer_cancel(&s->t_bound);
 	if (c != NULL)
 		gw_db_call_read(c)->slot = NULL;
 	return c;
@@ -272,9 +274,9 @@ send_statement(rslot *s, bool check)
  * instead would also forget the standby's replay (slot_down), for no gain.
  */
 static void
-bound_cb(lws_sorted_usec_list_t *sul)
+bound_cb(gw_timer *t)
 {
-	rslot	   *s = lws_container_of(sul, rslot, sul_bound);
+	rslot	   *s = lws_container_of(t, rslot, t_bound);
 	bool		checking = s->checking;
 
 	if (s->call == NULL)
@@ -296,8 +298,7 @@ bound_cb(lws_sorted_usec_list_t *sul)
 static void
 arm_bound(rslot *s, lws_usec_t at, lws_usec_t now)
 {
-	lws_sul_schedule(s->sb->r->context, 0, &s->sul_bound, bound_cb,
-					 at > now ? at - now : 1);
+	gw_timer_schedule(&s->t_bound, at > now ? at - now : 1);
 }
 
 /* The slot's call: read at once when its fence is seen, else check. */
@@ -334,9 +335,9 @@ start(rslot *s)
 }
 
 static void
-recheck_cb(lws_sorted_usec_list_t *sul)
+recheck_cb(gw_timer *t)
 {
-	rslot	   *s = lws_container_of(sul, rslot, sul_recheck);
+	rslot	   *s = lws_container_of(t, rslot, t_recheck);
 
 	if (s->call != NULL && !s->busy && s->pc.state == GW_PG_UP)
 		start(s);
@@ -477,7 +478,7 @@ checked(rslot *s, const PGresult *res)
 		}
 		return;
 	}
-	lws_sul_schedule(sb->r->context, 0, &s->sul_recheck, recheck_cb, RECHECK_US);
+	gw_timer_schedule(&s->t_recheck, RECHECK_US);
 }
 
 /* A statement of the slot ended with res (the first result; NULL if none). */
@@ -660,9 +661,9 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
  * slow with.
  */
 static void
-queue_cb(lws_sorted_usec_list_t *sul)
+queue_cb(gw_timer *t)
 {
-	dispatch(lws_container_of(sul, gw_dbread, sul_queue));
+	dispatch(lws_container_of(t, gw_dbread, t_queue));
 }
 
 static void
@@ -671,7 +672,7 @@ dispatch(gw_dbread *r)
 	lws_usec_t	now = lws_now_usecs();
 	lws_usec_t	wait = (lws_usec_t) r->wait_ms * LWS_US_PER_MS;
 
-	lws_sul_cancel(&r->sul_queue);
+	gw_timer_cancel(&r->t_queue);
 	while (r->queue.head != NULL)
 	{
 		gw_db_call *c = gw_db_call_of_link(r->queue.head);
@@ -695,8 +696,7 @@ dispatch(gw_dbread *r)
 		if (s == NULL)
 		{
 			/* the oldest first: the calls share one wait */
-			lws_sul_schedule(r->context, 0, &r->sul_queue, queue_cb,
-							 gw_db_call_read(c)->queued_at + wait - now);
+			gw_timer_schedule(&r->t_queue, gw_db_call_read(c)->queued_at + wait - now);
 			break;
 		}
 		lws_dll2_remove(r->queue.head);
@@ -776,8 +776,8 @@ gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost
 		free(r);
 		return NULL;
 	}
+	gw_timer_init(&r->t_queue, queue_cb);
 	r->db = db;
-	r->context = context;
 	r->n = n;
 	r->wait_ms = wait_ms;
 	r->retry_ms = retry_ms;
@@ -801,6 +801,8 @@ gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost
 			rslot	   *s = &r->sbs[k].slots[i];
 
 			s->sb = &r->sbs[k];
+			gw_timer_init(&s->t_recheck, recheck_cb);
+			gw_timer_init(&s->t_bound, bound_cb);
 			gw_pgconn_start(&s->pc, context, vhost, conninfo[k], "bothy-gateway-read",
 							backoff_ms, connect_timeout_ms, &rslot_ops, s);
 		}
@@ -894,7 +896,7 @@ gw_dbread_destroy(gw_dbread *r)
 	}
 	while (r->queue.head != NULL)
 		gw_db_drop(gw_db_call_of_link(r->queue.head));
-	lws_sul_cancel(&r->sul_queue);
+	gw_timer_cancel(&r->t_queue);
 	if (gw_dbread_current == r)
 		gw_dbread_current = NULL;
 	gw_db_set_reads(r->db, NULL);
