@@ -15,11 +15,14 @@
  *
  * A standby leaves the rotation for --database-read-retry when it is not
  * in recovery (promoted, or never a standby: it would answer from a
- * history of its own), when a read waited --database-read-wait for it in
- * vain (it lags past the bound), or while none of its connections is up;
- * its calls then go to the primary, each counted as a fallback.
+ * history of its own), when reads waited --database-read-wait for it in
+ * vain --database-read-misses times in a row (it lags past the bound; one
+ * such read is a hiccup, and only that read goes to the primary), or while
+ * none of its connections is up; its calls then go to the primary, each
+ * counted as a fallback.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,8 @@ struct standby
 	rslot	   *slots;
 	int			nslots;
 	lws_usec_t	out_until;		/* out of rotation until then; 0: in */
+	int			misses;			/* fence waits missed in a row, of newer and newer fences */
+	uint64_t	missed_fence;	/* the newest fence among them */
 	bool		was_up;
 	bool		warned;			/* "unreachable" logged since its last connection */
 	char		server[SERVER_ID_MAX];	/* the incarnation last checked, and */
@@ -104,6 +109,7 @@ struct gw_dbread
 	int			next;			/* round robin */
 	int			wait_ms;
 	int			retry_ms;
+	int			misses_max;		/* --database-read-misses */
 	uint64_t	newest_fence;	/* the highest fence confirmed: replayed, or the primary's (the lag gauge) */
 	gw_db_call *verify;			/* the primary's position asked after a missed fence, or NULL */
 	int			verify_sb;		/* ... for this standby (index into sbs) */
@@ -149,15 +155,27 @@ in_rotation(standby *sb, lws_usec_t now)
 	return false;
 }
 
-/* Out of the rotation for --database-read-retry; one record, not one per call. */
+/*
+ * Out of the rotation for --database-read-retry; one record, not one per
+ * call.  Lagging names its rule: the misses in a row that took it out.
+ * It comes back with no miss counted.
+ */
 static void
 take_out(standby *sb, const char *why)
 {
 	lws_usec_t	now = lws_now_usecs();
 
 	if (sb->out_until == 0 || now >= sb->out_until)
-		gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	{
+		if (strcmp(why, "lagging") == 0)
+			gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s misses=%d",
+					sb->index, why, sb->misses);
+		else
+			gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	}
 	sb->out_until = now + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
+	sb->misses = 0;
+	sb->missed_fence = 0;
 }
 
 static bool parse_lsn(const char *p, uint64_t *out);
@@ -185,10 +203,19 @@ verified(void *arg, gw_db_result result, const PGresult *res)
 	if (r->verify_fence <= primary)
 	{
 		confirm(r, r->verify_fence);
-		take_out(sb, "lagging");
+		if (sb->misses >= r->misses_max)
+			take_out(sb, "lagging");
 		return;
 	}
-	/* no commit of bothy's is there yet: the fan-out worker flushes before it notifies */
+
+	/*
+	 * No commit of bothy's is there yet: the fan-out worker flushes before
+	 * it notifies.  The misses counted with it prove nothing: counted
+	 * again from none, so that an invented fence neither takes the standby
+	 * out nor, as the newest missed, keeps real misses from counting.
+	 */
+	sb->misses = 0;
+	sb->missed_fence = 0;
 	gw_read_stats_now.fences_refused++;
 	if (r->refused_logged == 0 || now - r->refused_logged >= 10 * LWS_US_PER_SEC)
 	{
@@ -200,9 +227,11 @@ verified(void *arg, gw_db_result result, const PGresult *res)
 /*
  * A read waited --database-read-wait in vain for its fence on sb.  A fence
  * is a claim heard on the channel, not a fact (docs/security.md): the
- * standby leaves the rotation only once the primary said it had flushed
- * that position; meanwhile, and if it had not, the standby stays.  One
- * question at a time; a miss while it runs waits for the next miss.
+ * primary is asked whether it had flushed that position, which confirms
+ * the fence (the lag gauge) and, once the misses in a row reached
+ * --database-read-misses, takes the standby out (verified); meanwhile,
+ * and if it had not, the standby stays.  One question at a time; a miss
+ * while it runs waits for the next miss.
  */
 static void
 lagging(standby *sb, uint64_t fence)
@@ -214,6 +243,30 @@ lagging(standby *sb, uint64_t fence)
 	r->verify_sb = (int) (sb - r->sbs);
 	r->verify_fence = fence;
 	r->verify = gw_db_submit(r->db, "SELECT pg_current_wal_flush_lsn()::text", 0, NULL, verified, r);
+}
+
+/*
+ * A read's fence was not seen replayed on sb within --database-read-wait:
+ * the read goes to the primary, and one such read is a hiccup (a slow
+ * flush of the standby's WAL, a busy core: docs/standbys.md, "Why a wait
+ * may pass the bound"), after which the standby stays.  Lag is
+ * --database-read-misses of them in a row, each of a newer fence than
+ * the last counted (the parts of one delivery and the signals of one batch
+ * share a fence: one hiccup, one miss), with no read served meanwhile by
+ * a standby that had replayed past them (ended).
+ */
+static void
+missed(standby *sb, uint64_t fence)
+{
+	bool		out = sb->out_until != 0 && lws_now_usecs() < sb->out_until;
+
+	/* a check still running when it left counts for nothing: it comes back with none */
+	if (!out && (sb->misses == 0 || fence > sb->missed_fence) && sb->misses < INT_MAX)
+	{
+		sb->misses++;
+		sb->missed_fence = fence;
+	}
+	lagging(sb, fence);
 }
 
 /* The call goes to the primary, counted by why. */
@@ -284,7 +337,7 @@ bound_cb(gw_timer *t)
 	if (checking)
 	{
 		/* the fence not seen replayed within --database-read-wait */
-		lagging(s->sb, gw_db_call_read(s->call)->fence);
+		missed(s->sb, gw_db_call_read(s->call)->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 	}
 	else
@@ -462,7 +515,7 @@ checked(rslot *s, const PGresult *res)
 	if (now >= rc->wait_until)
 	{
 		/* an answer past the bound is too late, even one with the fence */
-		lagging(sb, rc->fence);
+		missed(sb, rc->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 		return;
 	}
@@ -507,6 +560,16 @@ ended(rslot *s, PGresult *res)
 	release(s);
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{
+		/*
+		 * Served: the misses in a row end, once the standby replayed past
+		 * the newest fence it missed (a read of an older fence served
+		 * meanwhile says nothing of the lag).
+		 */
+		if (s->seen >= s->sb->missed_fence)
+		{
+			s->sb->misses = 0;
+			s->sb->missed_fence = 0;
+		}
 		gw_read_stats_now.standby_reads++;
 		gw_db_finish(c, GW_DB_OK, res);
 	}
@@ -654,6 +717,36 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
 }
 
 /*
+ * A read found no free connection within --database-read-wait: that is
+ * load, not lag, unless every connection of a standby is still held by a
+ * statement past its bound (a check or read that never answered: a
+ * standby stopped, or unreachable behind open connections).  Such a
+ * standby missed this read's fence too: with fewer connections than
+ * --database-read-misses it would otherwise never miss enough.
+ */
+static void
+stuck(gw_dbread *r, uint64_t fence, lws_usec_t now)
+{
+	int			k,
+				i;
+
+	for (k = 0; k < r->n; k++)
+	{
+		standby    *sb = &r->sbs[k];
+		bool		held = true;
+
+		if (!in_rotation(sb, now))
+			continue;
+		for (i = 0; i < sb->nslots; i++)
+			if (sb->slots[i].pc.state == GW_PG_UP &&
+				!(sb->slots[i].busy && sb->slots[i].call == NULL))
+				held = false;
+		if (held)
+			missed(sb, fence);
+	}
+}
+
+/*
  * Hands queued calls to idle connections of standbys in rotation; with no
  * standby in rotation every queued call goes to the primary.  A call
  * waiting for a free connection is load, not lag: it waits (--db-timeout
@@ -683,6 +776,7 @@ dispatch(gw_dbread *r)
 		{
 			/* no free connection within --database-read-wait: load, not lag */
 			lws_dll2_remove(r->queue.head);
+			stuck(r, gw_db_call_read(c)->fence, now);
 			to_primary(c, GW_READ_FALLBACK_BUSY);
 			continue;
 		}
@@ -765,7 +859,7 @@ gw_dbread_check(const char *conninfo, char *err, size_t errlen)
 gw_dbread *
 gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost,
 				 const char *const *conninfo, int n, int pool, int wait_ms, int retry_ms,
-				 int connect_timeout_ms, const int *backoff_ms)
+				 int misses, int connect_timeout_ms, const int *backoff_ms)
 {
 	gw_dbread  *r = calloc(1, sizeof(*r));
 	int			k,
@@ -781,6 +875,7 @@ gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost
 	r->n = n;
 	r->wait_ms = wait_ms;
 	r->retry_ms = retry_ms;
+	r->misses_max = misses;
 	for (k = 0; k < n; k++)
 	{
 		standby    *sb = &r->sbs[k];
@@ -849,6 +944,12 @@ gw_dbread_metrics(gw_metrics_out *out)
 	for (i = 0; r != NULL && i < r->n; i++)
 		gw_metrics_put(out, "bothy_gateway_standby_in_rotation{standby=\"%d\"} %d\n",
 					   r->sbs[i].index, in_rotation(&r->sbs[i], now) ? 1 : 0);
+	gw_metrics_header(out, "bothy_gateway_standby_fence_misses", "gauge",
+					  "Fence waits the standby missed in a row; it leaves the rotation at "
+					  "--database-read-misses.");
+	for (i = 0; r != NULL && i < r->n; i++)
+		gw_metrics_put(out, "bothy_gateway_standby_fence_misses{standby=\"%d\"} %d\n",
+					   r->sbs[i].index, r->sbs[i].misses);
 	gw_metrics_header(out, "bothy_gateway_standby_lag_bytes", "gauge",
 					  "WAL bytes between the newest fence a read carried and the standby's "
 					  "highest replay seen; absent while no connection knows its replay.");

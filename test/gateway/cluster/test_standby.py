@@ -4,11 +4,13 @@ A delivery's reads go to the standby once it has replayed the fence of the
 signal (the fan-out worker's wal.fence, docs/signals.md); with replay held
 back by recovery_min_apply_delay a member removed before the signal never
 receives it (the standby still shows the membership, so only the fence
-keeps it out) and the fallback to the primary shows in /metrics; the
-fence waits of a quiet machine; the standby killed in a stream and started
-again; the standby promoted; a
-wrong or unreachable --database-read at start.  The bothy workers do not
-run on the standby (they start only once recovery ended)."""
+keeps it out) and the fallback to the primary shows in /metrics; a replay
+paused for fewer reads than --database-read-misses keeps the standby in
+rotation, for that many it leaves and comes back; the fence waits of a
+quiet machine; the standby killed in a stream and started again; the
+standby promoted; a wrong or unreachable --database-read at start, and a
+bad --database-read-misses.  The bothy workers do not run on the standby
+(they start only once recovery ended)."""
 import os
 import signal
 import subprocess
@@ -31,6 +33,7 @@ IN_ROTATION = 'bothy_gateway_standby_in_rotation{standby="1"}'
 WAITS = "bothy_gateway_standby_fence_wait_seconds_count"
 WAIT_BUCKET = 'bothy_gateway_standby_fence_wait_seconds_bucket{le="%s"}'
 LAG = 'bothy_gateway_standby_lag_bytes{standby="1"}'
+MISSES = 'bothy_gateway_standby_fence_misses{standby="1"}'
 
 
 class Standby:
@@ -171,7 +174,8 @@ def nodes(primary, standby, keys):
 
 def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         primary, standby, nodes, keys):
-    a, b = nodes(2)
+    # one miss takes the standby out here (the default 3: the tests below)
+    a, b = nodes(2, extra=["--database-read-misses", "1"])
     w = World(primary)
     member_a, member_b = new_id(), new_id()
     place, thread = w.room(member_a, member_b)
@@ -212,7 +216,7 @@ def test_reads_on_the_standby_and_a_removed_member_never_receives_under_lag(
         assert a.metric(FALLBACK % "wait") > waits[0]
         # lagging past the bound: out for a while (the record, not the gauge,
         # which --database-read-retry may have turned back already)
-        assert "standby out of rotation" in a.log and "reason=lagging" in a.log
+        assert "standby out of rotation" in a.log and "reason=lagging misses=1" in a.log
         # replay resumed, the standby back in rotation after --database-read-retry
         standby.delay("0")
         await read_again(primary, standby, a, ma, (run_id, thread, agent, 3))
@@ -359,22 +363,18 @@ def server_pids(standby):
 
 def test_a_hung_standby_holds_a_read_no_longer_than_the_wait(primary, standby, keys):
     """The standby stopped (SIGSTOP: its connections stay open, nothing
-    answers): a delivery's read goes to the primary once
-    --database-read-wait has passed, long before --db-timeout, and the
-    standby leaves the rotation (docs/standbys.md, "Waits, fallbacks,
-    rotation")."""
-    w = World(primary)
-    member = new_id()
-    _, thread = w.room(member)
-    agent, run_id = w.agent(), new_id()
-    replayed(primary, standby)
-    node = Gateway("standby-hung", primary, keys,
-                   ["--database-read", standby.conninfo, "--database-read-wait", "200",
-                    "--database-read-retry", "1000", "--db-timeout", "20000"]).start()
+    answers): each delivery's read goes to the primary once
+    --database-read-wait has passed, long before --db-timeout.  The first
+    two hold the node's two standby connections with checks that never
+    answer; the third finds none free, which counts as a miss too (every
+    connection held past its bound), so the standby leaves the rotation at
+    the default three misses in a row (docs/standbys.md, "Waits,
+    fallbacks, rotation")."""
+    w, member, thread, agent, run_id = a_run(primary, standby)
+    node = reading_node("standby-hung", primary, standby, keys, "--database-read-wait", "200",
+                        "--database-read-retry", "1000", "--db-timeout", "20000")
     pids = []
     try:
-        poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
-
         async def go():
             m = await Client.open(node.url, keys.person(member))
             assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
@@ -382,24 +382,132 @@ def test_a_hung_standby_holds_a_read_no_longer_than_the_wait(primary, standby, k
             pids[:] = server_pids(standby)
             for pid in pids:
                 os.kill(pid, signal.SIGSTOP)
-            fallbacks = node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy")
-            started = time.monotonic()
-            assert w.run_changed(run_id, thread, agent, 2, {"s": 2}) is True
-            assert (await m.event("run.updated", timeout=5))["version"] == 2
-            # the bound (200 ms) and the primary's answer, not --db-timeout (20 s)
-            assert time.monotonic() - started < 3
-            assert node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy") > fallbacks
-            assert "reason=lagging" in node.log
+            for version in (2, 3, 4):
+                fallbacks = node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy")
+                started = time.monotonic()
+                assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+                assert (await m.event("run.updated", timeout=5))["version"] == version
+                # the bound (200 ms) and the primary's answer, not --db-timeout (20 s)
+                assert time.monotonic() - started < 3
+                assert node.metric(FALLBACK % "wait") + node.metric(FALLBACK % "busy") > fallbacks
+                if version < 4:
+                    assert node.metric(MISSES) == version - 1, standby_metrics(node)
+                    assert "standby out of rotation" not in node.log
+            assert node.metric(FALLBACK % "busy") >= 1     # the third: no connection free
+            poll_until(lambda: "reason=lagging misses=3" in node.log, timeout=5,
+                       what="the standby out after three misses")
             for pid in pids:
                 os.kill(pid, signal.SIGCONT)
             pids.clear()
-            await read_again(primary, standby, node, m, (run_id, thread, agent, 3))
+            await read_again(primary, standby, node, m, (run_id, thread, agent, 5))
             await m.close()
         run(go())
         assert node.metric('bothy_gateway_db_calls_total{result="timeout"}') == 0
     finally:
         for pid in pids:
             os.kill(pid, signal.SIGCONT)
+        node.stop()
+
+
+def paused(standby):
+    """Replay paused on the standby (pg_wal_replay_pause): the standby
+    still answers, but applies nothing it receives."""
+    standby.query("SELECT pg_wal_replay_pause()")
+    poll_until(lambda: standby.query("SELECT pg_get_wal_replay_pause_state()")[0][0] != "not paused",
+               timeout=5, what="replay pause requested")
+
+
+def test_a_replay_paused_for_fewer_reads_than_the_misses_keeps_the_standby(
+        primary, standby, nodes, keys):
+    """The hiccup: replay paused longer than --database-read-wait (300 ms)
+    for two deliveries, fewer than --database-read-misses (3 by default).
+    Each read goes to the primary once the wait passed (reason="wait"), the
+    standby stays in rotation, and once replay resumed the next read is the
+    standby's again and the misses are counted from none (docs/standbys.md,
+    "Waits, fallbacks, rotation")."""
+    (a,) = nodes(1)
+    w, member, thread, agent, run_id = a_run(primary, standby)
+    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+
+    async def go():
+        m = await Client.open(a.url, keys.person(member))
+        reads = a.metric(READS)
+        assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+        assert (await m.event("run.updated"))["version"] == 1
+        assert a.metric(READS) > reads, standby_metrics(a)
+        out = a.metric(FALLBACK % "out")
+        paused(standby)
+        try:
+            for version in (2, 3):
+                waits = a.metric(FALLBACK % "wait")
+                assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+                assert (await m.event("run.updated", timeout=5))["version"] == version
+                # read on the primary after the wait; the standby stays
+                assert a.metric(FALLBACK % "wait") == waits + 1, standby_metrics(a)
+                assert a.metric(MISSES) == version - 1
+                assert a.metric(IN_ROTATION) == 1
+        finally:
+            standby.query("SELECT pg_wal_replay_resume()")
+        replayed(primary, standby)
+        reads = a.metric(READS)
+        assert w.run_changed(run_id, thread, agent, 4, {"s": 4}) is True
+        assert (await m.event("run.updated"))["version"] == 4
+        # after the hiccup: the standby's again, nothing counted as out
+        assert a.metric(READS) > reads, standby_metrics(a)
+        assert a.metric(MISSES) == 0
+        assert a.metric(IN_ROTATION) == 1
+        assert a.metric(FALLBACK % "out") == out
+        await m.close()
+    try:
+        run(go())
+    finally:
+        standby.query("SELECT pg_wal_replay_resume()")
+    assert "standby out of rotation" not in a.log
+
+
+def test_misses_in_a_row_take_the_standby_out_until_the_retry(primary, standby, keys):
+    """Sustained lag: replay paused for three deliveries, each of a newer
+    fence.  The first two read on the primary after the wait with the
+    standby in rotation; the third takes it out (one record naming the
+    rule), a delivery meanwhile reads on the primary at once as "out", and
+    after --database-read-retry, replay resumed, the standby reads again."""
+    w, member, thread, agent, run_id = a_run(primary, standby)
+    node = reading_node("standby-misses", primary, standby, keys, "--database-read-wait", "200",
+                        "--database-read-retry", "3000")
+    try:
+        async def go():
+            m = await Client.open(node.url, keys.person(member))
+            assert w.run_changed(run_id, thread, agent, 1, {"s": 1}) is True
+            assert (await m.event("run.updated"))["version"] == 1
+            paused(standby)
+            try:
+                for version in (2, 3, 4):
+                    assert w.run_changed(run_id, thread, agent, version, {"s": version}) is True
+                    assert (await m.event("run.updated", timeout=5))["version"] == version
+                    if version < 4:
+                        assert node.metric(IN_ROTATION) == 1, standby_metrics(node)
+                        assert node.metric(MISSES) == version - 1
+                # the third miss: out, once the primary confirmed the fence
+                poll_until(lambda: node.metric(IN_ROTATION) == 0, timeout=2.5,
+                           what="the standby out after three misses")
+                assert node.metric(FALLBACK % "wait") == 3, standby_metrics(node)
+                assert node.log.count("standby out of rotation") == 1
+                assert "reason=lagging misses=3" in node.log
+                # out: the next read goes to the primary without a wait
+                outs = node.metric(FALLBACK % "out")
+                assert w.run_changed(run_id, thread, agent, 5, {"s": 5}) is True
+                assert (await m.event("run.updated"))["version"] == 5
+                assert node.metric(FALLBACK % "out") == outs + 1
+                assert node.metric(FALLBACK % "wait") == 3
+            finally:
+                standby.query("SELECT pg_wal_replay_resume()")
+            # back after --database-read-retry, counting from none
+            await read_again(primary, standby, node, m, (run_id, thread, agent, 6))
+            assert node.metric(MISSES) == 0
+            await m.close()
+        run(go())
+    finally:
+        standby.query("SELECT pg_wal_replay_resume()")
         node.stop()
 
 
@@ -498,6 +606,16 @@ def replay_latency(primary, standby, n):
         xs = sorted(xs)
         return "%.2f / %.2f / %.2f" % (xs[len(xs) // 2], xs[int(len(xs) * 0.99)], xs[-1])
     return summary(flushed), summary(applied)
+
+
+def test_a_bad_database_read_misses_refuses_the_start(keys):
+    for value in ("0", "1001", "3x", " 3", "", "-1"):
+        r = subprocess.run([GATEWAY, "serve", "--listen", "127.0.0.1:1", "--database", "x",
+                            "--keys", keys.dir, "--database-read", "host=x",
+                            "--database-read-misses", value],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=10)
+        assert r.returncode == 2, value
+        assert "--database-read-misses must be an integer from 1 to 1000" in r.stderr, r.stderr
 
 
 def test_a_wrong_or_unreachable_database_read_at_start(primary, standby, keys):
