@@ -150,6 +150,16 @@ def a_run(primary, standby):
     return w, member, thread, agent, run_id
 
 
+def a_thread(primary, standby, node, n):
+    """A thread of n new persons, the standby caught up and in node's
+    rotation: the thread, then the persons."""
+    persons = [new_id() for _ in range(n)]
+    _, thread = World(primary).room(*persons)
+    replayed(primary, standby)
+    poll_until(lambda: node.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+    return (thread, *persons)
+
+
 def reading_node(name, primary, standby, keys, *opts):
     """A node reading on standby with opts, once the standby is in its rotation."""
     node = Gateway(name, primary, keys, ["--database-read", standby.conninfo, *opts]).start()
@@ -291,11 +301,7 @@ def test_a_payload_of_the_fence_process_not_understood_forgets_the_fence(
     and the typing's read goes to the primary (docs/signals.md, "The
     fence")."""
     (a,) = nodes(1)
-    w = World(primary)
-    watcher, typer1, typer2 = new_id(), new_id(), new_id()
-    _, thread = w.room(watcher, typer1, typer2)
-    replayed(primary, standby)
-    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+    thread, watcher, typer1, typer2 = a_thread(primary, standby, a, 3)
 
     def notify(typer, between):
         notify_from_one_session(primary, ['{"kind":"wal.fence","lsn":1}', *between,
@@ -324,11 +330,7 @@ def test_a_fence_from_the_future_keeps_the_standby_in_rotation(primary, standby,
     lag gauge keeps to confirmed fences (docs/security.md, standbys.md
     "A fence from the future")."""
     (a,) = nodes(1)
-    w = World(primary)
-    watcher, typer = new_id(), new_id()
-    _, thread = w.room(watcher, typer)
-    replayed(primary, standby)
-    poll_until(lambda: a.metric(IN_ROTATION) == 1, timeout=10, what="standby in rotation")
+    thread, watcher, typer = a_thread(primary, standby, a, 2)
     async def go():
         m = await Client.open(a.url, keys.person(watcher))
         waited = a.metric(FALLBACK % "wait")
@@ -343,6 +345,38 @@ def test_a_fence_from_the_future_keeps_the_standby_in_rotation(primary, standby,
     assert a.metric(IN_ROTATION) == 1
     assert a.metric(LAG) < 2 ** 40
     assert "standby out of rotation" not in a.log
+
+
+def test_a_typing_here_reads_on_the_primary_and_is_not_counted_unfenced(
+        primary, standby, nodes, keys):
+    """A client of the node types: the node delivers it to the thread's
+    other persons here before its signal exists, reading on the primary,
+    and counts no fallback: no fence can come with it (docs/standbys.md,
+    "What goes where").  A typing signal with no fence (notified by a
+    session of its own, as a producer's fallback NOTIFY) reads on the
+    primary too, and is counted as unfenced."""
+    (a,) = nodes(1)
+    thread, typer, watcher, other = a_thread(primary, standby, a, 3)
+
+    async def go():
+        t = await Client.open(a.url, keys.person(typer))
+        m = await Client.open(a.url, keys.person(watcher))
+        unfenced, reads = a.metric(FALLBACK % "unfenced"), a.metric(READS)
+        own = a.metric("bothy_gateway_signals_own_total")
+        await t.send({"op": "typing", "thread": thread})
+        assert (await m.event("typing.started"))["principal"] == typer
+        # its signal came back (multi mode) and was known as the node's own
+        poll_until(lambda: a.metric("bothy_gateway_signals_own_total") > own, timeout=5,
+                   what="the node's own typing signal heard")
+        assert a.metric(FALLBACK % "unfenced") == unfenced
+        assert a.metric(READS) == reads
+        primary.notify_signed(typing_of(thread, other))
+        assert (await m.event("typing.started"))["principal"] == other
+        assert a.metric(FALLBACK % "unfenced") == unfenced + 1
+        assert a.metric(READS) == reads
+        for c in (t, m):
+            await c.close()
+    run(go())
 
 
 def server_pids(standby):
