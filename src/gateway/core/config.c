@@ -76,6 +76,10 @@ static const core_option core_options[] = {
 	INT("database-read-retry", 100, 600000, 5000, read_retry_ms, 15, "database_read_retry_ms",
 		"  --database-read-retry MS   a standby out of rotation is tried again after,\n"
 		"                             100..600000 (default 5000)\n"),
+	INT("database-read-misses", 1, 1000, 3, read_misses, 16, "database_read_misses",
+		"  --database-read-misses N   reads in a row whose fence a standby missed within\n"
+		"                             the wait, then it leaves the rotation, 1..1000\n"
+		"                             (default 3)\n"),
 	{"keys", K_KEYS,
 		"  --keys DIR                 the shared key store (env BOTHY_KEYS)\n", 0, 0, 0, 0, 3, "keys"},
 	{"web", K_WEB,
@@ -107,7 +111,7 @@ static const core_option core_options[] = {
 };
 #undef INT
 #define N_CORE_OPTIONS ((int) (sizeof(core_options) / sizeof(core_options[0])))
-#define N_LOG_RANKS 15
+#define N_LOG_RANKS 16
 
 
 /* The options and settings route r registered; none when it has no config. */

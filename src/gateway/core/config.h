@@ -33,6 +33,7 @@ typedef struct gw_options
 	int			ndatabase_read;
 	int			read_wait_ms;		/* a read's wait for its standby's replay, then the primary */
 	int			read_retry_ms;		/* a standby out of rotation is tried again after */
+	int			read_misses;		/* fence waits missed in a row that take a standby out */
 	const char *keys;			/* key store directory */
 	const char *web;			/* --web: the page's directory, or NULL */
 	int			db_pool;			/* query connections, 1 .. 16 */

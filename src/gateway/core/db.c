@@ -479,8 +479,14 @@ gw_db_call *
 gw_db_submit_read(gw_db *db, uint64_t fence, const char *sql, int nparams,
 				  const gw_db_param *params, gw_db_cb cb, void *arg)
 {
-	/* a read the standbys could have taken but for its missing fence */
-	if (fence == 0 && db->reads != NULL)
+	/*
+	 * A signal's read the standbys could have taken but for its missing
+	 * fence.  Not the read of the node's own event (a typing of a client
+	 * here, delivered before its signal exists): no fence can come with it,
+	 * the primary answers it by design (docs/standbys.md, "What goes
+	 * where"), and it is no signal's work, so not a background call.
+	 */
+	if (fence == 0 && db->reads != NULL && background_depth > 0)
 		gw_read_stats_now.fallbacks[GW_READ_FALLBACK_UNFENCED]++;
 	return submit_to(db, fence, sql, nparams, params, cb, arg);
 }

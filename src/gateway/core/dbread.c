@@ -15,24 +15,30 @@
  *
  * A standby leaves the rotation for --database-read-retry when it is not
  * in recovery (promoted, or never a standby: it would answer from a
- * history of its own), when a read waited --database-read-wait for it in
- * vain (it lags past the bound), or while none of its connections is up;
- * its calls then go to the primary, each counted as a fallback.
+ * history of its own), when reads waited --database-read-wait for it in
+ * vain --database-read-misses times in a row (it lags past the bound; one
+ * such read is a hiccup, and only that read goes to the primary), or while
+ * none of its connections is up; its calls then go to the primary, each
+ * counted as a fallback.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/db.h"
 #include "core/dbread.h"
+#include "core/loop.h"
 #include "core/pgconn.h"
 #include "logline.h"
 
 /*
  * A standby's replay is looked at again this often while a read waits:
- * lws runs a timer under a millisecond at its next poll at once, so a
- * shorter interval would spin (docs/standbys.md gives this figure).
+ * libev's epoll waits whole milliseconds, so a shorter interval would wait
+ * as long, and asking again at every answer would keep a standby backend
+ * busy for each waiting read (docs/standbys.md gives this figure).  A
+ * gw_timer, not an lws_sul: core/loop.c says why.
  */
 #define RECHECK_US 1000
 
@@ -75,8 +81,8 @@ typedef struct rslot
 	uint64_t	seen;			/* highest replay position seen on this connection */
 	lws_usec_t	checked_at;		/* its last check's answer */
 	char		server[SERVER_ID_MAX];	/* the incarnation it reaches; "" until checked */
-	lws_sorted_usec_list_t sul_recheck;
-	lws_sorted_usec_list_t sul_bound;	/* the call's wait_until, then its read_until */
+	gw_timer	t_recheck;		/* the next check of a fence not yet replayed */
+	gw_timer	t_bound;		/* the call's wait_until, then its read_until */
 } rslot;
 
 struct standby
@@ -86,6 +92,8 @@ struct standby
 	rslot	   *slots;
 	int			nslots;
 	lws_usec_t	out_until;		/* out of rotation until then; 0: in */
+	int			misses;			/* fence waits missed in a row, of newer and newer fences */
+	uint64_t	missed_fence;	/* the newest fence among them */
 	bool		was_up;
 	bool		warned;			/* "unreachable" logged since its last connection */
 	char		server[SERVER_ID_MAX];	/* the incarnation last checked, and */
@@ -96,19 +104,19 @@ struct standby
 struct gw_dbread
 {
 	gw_db	   *db;
-	struct lws_context *context;
 	standby    *sbs;
 	int			n;
 	int			next;			/* round robin */
 	int			wait_ms;
 	int			retry_ms;
+	int			misses_max;		/* --database-read-misses */
 	uint64_t	newest_fence;	/* the highest fence confirmed: replayed, or the primary's (the lag gauge) */
 	gw_db_call *verify;			/* the primary's position asked after a missed fence, or NULL */
 	int			verify_sb;		/* ... for this standby (index into sbs) */
 	uint64_t	verify_fence;	/* ... which missed this fence */
 	lws_usec_t	refused_logged;	/* "wal fence beyond the primary" last logged */
 	lws_dll2_owner_t queue;		/* calls waiting for a standby connection */
-	lws_sorted_usec_list_t sul_queue;	/* the oldest queued call's wait for one */
+	gw_timer	t_queue;		/* the oldest queued call's wait for one */
 };
 
 gw_read_stats gw_read_stats_now;
@@ -147,15 +155,27 @@ in_rotation(standby *sb, lws_usec_t now)
 	return false;
 }
 
-/* Out of the rotation for --database-read-retry; one record, not one per call. */
+/*
+ * Out of the rotation for --database-read-retry; one record, not one per
+ * call.  Lagging names its rule: the misses in a row that took it out.
+ * It comes back with no miss counted.
+ */
 static void
 take_out(standby *sb, const char *why)
 {
 	lws_usec_t	now = lws_now_usecs();
 
 	if (sb->out_until == 0 || now >= sb->out_until)
-		gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	{
+		if (strcmp(why, "lagging") == 0)
+			gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s misses=%d",
+					sb->index, why, sb->misses);
+		else
+			gw_logf(GW_LOG_WARN, "standby out of rotation", "standby=%d reason=%s", sb->index, why);
+	}
 	sb->out_until = now + (lws_usec_t) sb->r->retry_ms * LWS_US_PER_MS;
+	sb->misses = 0;
+	sb->missed_fence = 0;
 }
 
 static bool parse_lsn(const char *p, uint64_t *out);
@@ -183,10 +203,19 @@ verified(void *arg, gw_db_result result, const PGresult *res)
 	if (r->verify_fence <= primary)
 	{
 		confirm(r, r->verify_fence);
-		take_out(sb, "lagging");
+		if (sb->misses >= r->misses_max)
+			take_out(sb, "lagging");
 		return;
 	}
-	/* no commit of bothy's is there yet: the fan-out worker flushes before it notifies */
+
+	/*
+	 * No commit of bothy's is there yet: the fan-out worker flushes before
+	 * it notifies.  The misses counted with it prove nothing: counted
+	 * again from none, so that an invented fence neither takes the standby
+	 * out nor, as the newest missed, keeps real misses from counting.
+	 */
+	sb->misses = 0;
+	sb->missed_fence = 0;
 	gw_read_stats_now.fences_refused++;
 	if (r->refused_logged == 0 || now - r->refused_logged >= 10 * LWS_US_PER_SEC)
 	{
@@ -198,9 +227,11 @@ verified(void *arg, gw_db_result result, const PGresult *res)
 /*
  * A read waited --database-read-wait in vain for its fence on sb.  A fence
  * is a claim heard on the channel, not a fact (docs/security.md): the
- * standby leaves the rotation only once the primary said it had flushed
- * that position; meanwhile, and if it had not, the standby stays.  One
- * question at a time; a miss while it runs waits for the next miss.
+ * primary is asked whether it had flushed that position, which confirms
+ * the fence (the lag gauge) and, once the misses in a row reached
+ * --database-read-misses, takes the standby out (verified); meanwhile,
+ * and if it had not, the standby stays.  One question at a time; a miss
+ * while it runs waits for the next miss.
  */
 static void
 lagging(standby *sb, uint64_t fence)
@@ -212,6 +243,30 @@ lagging(standby *sb, uint64_t fence)
 	r->verify_sb = (int) (sb - r->sbs);
 	r->verify_fence = fence;
 	r->verify = gw_db_submit(r->db, "SELECT pg_current_wal_flush_lsn()::text", 0, NULL, verified, r);
+}
+
+/*
+ * A read's fence was not seen replayed on sb within --database-read-wait:
+ * the read goes to the primary, and one such read is a hiccup (a slow
+ * flush of the standby's WAL, a busy core: docs/standbys.md, "Why a wait
+ * may pass the bound"), after which the standby stays.  Lag is
+ * --database-read-misses of them in a row, each of a newer fence than
+ * the last counted (the parts of one delivery and the signals of one batch
+ * share a fence: one hiccup, one miss), with no read served meanwhile by
+ * a standby that had replayed past them (ended).
+ */
+static void
+missed(standby *sb, uint64_t fence)
+{
+	bool		out = sb->out_until != 0 && lws_now_usecs() < sb->out_until;
+
+	/* a check still running when it left counts for nothing: it comes back with none */
+	if (!out && (sb->misses == 0 || fence > sb->missed_fence) && sb->misses < INT_MAX)
+	{
+		sb->misses++;
+		sb->missed_fence = fence;
+	}
+	lagging(sb, fence);
 }
 
 /* The call goes to the primary, counted by why. */
@@ -230,8 +285,8 @@ release(rslot *s)
 
 	s->call = NULL;
 	s->checking = false;
-	lws_sul_cancel(&s->sul_recheck);
-	lws_sul_cancel(&s->sul_bound);
+	gw_timer_cancel(&s->t_recheck);
+	gw_timer_cancel(&s->t_bound);
 	if (c != NULL)
 		gw_db_call_read(c)->slot = NULL;
 	return c;
@@ -272,9 +327,9 @@ send_statement(rslot *s, bool check)
  * instead would also forget the standby's replay (slot_down), for no gain.
  */
 static void
-bound_cb(lws_sorted_usec_list_t *sul)
+bound_cb(gw_timer *t)
 {
-	rslot	   *s = lws_container_of(sul, rslot, sul_bound);
+	rslot	   *s = lws_container_of(t, rslot, t_bound);
 	bool		checking = s->checking;
 
 	if (s->call == NULL)
@@ -282,7 +337,7 @@ bound_cb(lws_sorted_usec_list_t *sul)
 	if (checking)
 	{
 		/* the fence not seen replayed within --database-read-wait */
-		lagging(s->sb, gw_db_call_read(s->call)->fence);
+		missed(s->sb, gw_db_call_read(s->call)->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 	}
 	else
@@ -296,8 +351,7 @@ bound_cb(lws_sorted_usec_list_t *sul)
 static void
 arm_bound(rslot *s, lws_usec_t at, lws_usec_t now)
 {
-	lws_sul_schedule(s->sb->r->context, 0, &s->sul_bound, bound_cb,
-					 at > now ? at - now : 1);
+	gw_timer_schedule(&s->t_bound, at > now ? at - now : 1);
 }
 
 /* The slot's call: read at once when its fence is seen, else check. */
@@ -334,9 +388,9 @@ start(rslot *s)
 }
 
 static void
-recheck_cb(lws_sorted_usec_list_t *sul)
+recheck_cb(gw_timer *t)
 {
-	rslot	   *s = lws_container_of(sul, rslot, sul_recheck);
+	rslot	   *s = lws_container_of(t, rslot, t_recheck);
 
 	if (s->call != NULL && !s->busy && s->pc.state == GW_PG_UP)
 		start(s);
@@ -461,7 +515,7 @@ checked(rslot *s, const PGresult *res)
 	if (now >= rc->wait_until)
 	{
 		/* an answer past the bound is too late, even one with the fence */
-		lagging(sb, rc->fence);
+		missed(sb, rc->fence);
 		to_primary(release(s), GW_READ_FALLBACK_WAIT);
 		return;
 	}
@@ -477,7 +531,7 @@ checked(rslot *s, const PGresult *res)
 		}
 		return;
 	}
-	lws_sul_schedule(sb->r->context, 0, &s->sul_recheck, recheck_cb, RECHECK_US);
+	gw_timer_schedule(&s->t_recheck, RECHECK_US);
 }
 
 /* A statement of the slot ended with res (the first result; NULL if none). */
@@ -506,6 +560,16 @@ ended(rslot *s, PGresult *res)
 	release(s);
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{
+		/*
+		 * Served: the misses in a row end, once the standby replayed past
+		 * the newest fence it missed (a read of an older fence served
+		 * meanwhile says nothing of the lag).
+		 */
+		if (s->seen >= s->sb->missed_fence)
+		{
+			s->sb->misses = 0;
+			s->sb->missed_fence = 0;
+		}
 		gw_read_stats_now.standby_reads++;
 		gw_db_finish(c, GW_DB_OK, res);
 	}
@@ -653,6 +717,36 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
 }
 
 /*
+ * A read found no free connection within --database-read-wait: that is
+ * load, not lag, unless every connection of a standby is still held by a
+ * statement past its bound (a check or read that never answered: a
+ * standby stopped, or unreachable behind open connections).  Such a
+ * standby missed this read's fence too: with fewer connections than
+ * --database-read-misses it would otherwise never miss enough.
+ */
+static void
+stuck(gw_dbread *r, uint64_t fence, lws_usec_t now)
+{
+	int			k,
+				i;
+
+	for (k = 0; k < r->n; k++)
+	{
+		standby    *sb = &r->sbs[k];
+		bool		held = true;
+
+		if (!in_rotation(sb, now))
+			continue;
+		for (i = 0; i < sb->nslots; i++)
+			if (sb->slots[i].pc.state == GW_PG_UP &&
+				!(sb->slots[i].busy && sb->slots[i].call == NULL))
+				held = false;
+		if (held)
+			missed(sb, fence);
+	}
+}
+
+/*
  * Hands queued calls to idle connections of standbys in rotation; with no
  * standby in rotation every queued call goes to the primary.  A call
  * waiting for a free connection is load, not lag: it waits (--db-timeout
@@ -660,9 +754,9 @@ idle_slot(gw_dbread *r, lws_usec_t now, bool *any)
  * slow with.
  */
 static void
-queue_cb(lws_sorted_usec_list_t *sul)
+queue_cb(gw_timer *t)
 {
-	dispatch(lws_container_of(sul, gw_dbread, sul_queue));
+	dispatch(lws_container_of(t, gw_dbread, t_queue));
 }
 
 static void
@@ -671,7 +765,7 @@ dispatch(gw_dbread *r)
 	lws_usec_t	now = lws_now_usecs();
 	lws_usec_t	wait = (lws_usec_t) r->wait_ms * LWS_US_PER_MS;
 
-	lws_sul_cancel(&r->sul_queue);
+	gw_timer_cancel(&r->t_queue);
 	while (r->queue.head != NULL)
 	{
 		gw_db_call *c = gw_db_call_of_link(r->queue.head);
@@ -682,6 +776,7 @@ dispatch(gw_dbread *r)
 		{
 			/* no free connection within --database-read-wait: load, not lag */
 			lws_dll2_remove(r->queue.head);
+			stuck(r, gw_db_call_read(c)->fence, now);
 			to_primary(c, GW_READ_FALLBACK_BUSY);
 			continue;
 		}
@@ -695,8 +790,7 @@ dispatch(gw_dbread *r)
 		if (s == NULL)
 		{
 			/* the oldest first: the calls share one wait */
-			lws_sul_schedule(r->context, 0, &r->sul_queue, queue_cb,
-							 gw_db_call_read(c)->queued_at + wait - now);
+			gw_timer_schedule(&r->t_queue, gw_db_call_read(c)->queued_at + wait - now);
 			break;
 		}
 		lws_dll2_remove(r->queue.head);
@@ -765,7 +859,7 @@ gw_dbread_check(const char *conninfo, char *err, size_t errlen)
 gw_dbread *
 gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost,
 				 const char *const *conninfo, int n, int pool, int wait_ms, int retry_ms,
-				 int connect_timeout_ms, const int *backoff_ms)
+				 int misses, int connect_timeout_ms, const int *backoff_ms)
 {
 	gw_dbread  *r = calloc(1, sizeof(*r));
 	int			k,
@@ -776,11 +870,12 @@ gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost
 		free(r);
 		return NULL;
 	}
+	gw_timer_init(&r->t_queue, queue_cb);
 	r->db = db;
-	r->context = context;
 	r->n = n;
 	r->wait_ms = wait_ms;
 	r->retry_ms = retry_ms;
+	r->misses_max = misses;
 	for (k = 0; k < n; k++)
 	{
 		standby    *sb = &r->sbs[k];
@@ -801,6 +896,8 @@ gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost
 			rslot	   *s = &r->sbs[k].slots[i];
 
 			s->sb = &r->sbs[k];
+			gw_timer_init(&s->t_recheck, recheck_cb);
+			gw_timer_init(&s->t_bound, bound_cb);
 			gw_pgconn_start(&s->pc, context, vhost, conninfo[k], "bothy-gateway-read",
 							backoff_ms, connect_timeout_ms, &rslot_ops, s);
 		}
@@ -847,6 +944,12 @@ gw_dbread_metrics(gw_metrics_out *out)
 	for (i = 0; r != NULL && i < r->n; i++)
 		gw_metrics_put(out, "bothy_gateway_standby_in_rotation{standby=\"%d\"} %d\n",
 					   r->sbs[i].index, in_rotation(&r->sbs[i], now) ? 1 : 0);
+	gw_metrics_header(out, "bothy_gateway_standby_fence_misses", "gauge",
+					  "Fence waits the standby missed in a row; it leaves the rotation at "
+					  "--database-read-misses.");
+	for (i = 0; r != NULL && i < r->n; i++)
+		gw_metrics_put(out, "bothy_gateway_standby_fence_misses{standby=\"%d\"} %d\n",
+					   r->sbs[i].index, r->sbs[i].misses);
 	gw_metrics_header(out, "bothy_gateway_standby_lag_bytes", "gauge",
 					  "WAL bytes between the newest fence a read carried and the standby's "
 					  "highest replay seen; absent while no connection knows its replay.");
@@ -894,7 +997,7 @@ gw_dbread_destroy(gw_dbread *r)
 	}
 	while (r->queue.head != NULL)
 		gw_db_drop(gw_db_call_of_link(r->queue.head));
-	lws_sul_cancel(&r->sul_queue);
+	gw_timer_cancel(&r->t_queue);
 	if (gw_dbread_current == r)
 		gw_dbread_current = NULL;
 	gw_db_set_reads(r->db, NULL);

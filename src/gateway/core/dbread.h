@@ -72,11 +72,13 @@ extern gw_dbread *gw_dbread_current;
 
 /*
  * Connects pool connections to each conninfo (checked already with
- * gw_dbread_check) and attaches them to db.  NULL when out of memory.
+ * gw_dbread_check) and attaches them to db.  misses: the fence waits
+ * missed in a row that take a standby out (--database-read-misses).
+ * NULL when out of memory.
  */
 gw_dbread  *gw_dbread_create(gw_db *db, struct lws_context *context, struct lws_vhost *vhost,
 							 const char *const *conninfo, int n, int pool,
-							 int wait_ms, int retry_ms, int connect_timeout_ms,
+							 int wait_ms, int retry_ms, int misses, int connect_timeout_ms,
 							 const int *backoff_ms);
 
 /* A conninfo libpq can parse; false with a reason (never the conninfo) in err. */

@@ -17,9 +17,16 @@
  *
  * The loop runs one iteration at a time, as lws_service did, so that the
  * node checks for its exit between them (server.c).
+ *
+ * Why gw_timer beside lws_sul: lws 4.1's libev plugin keeps one ev_timer
+ * for every sul, armed for the earliest one when it last fired.  A sul
+ * scheduled from an I/O callback earlier than that is re-armed with
+ * ev_timer_set and ev_timer_start on the watcher still active, which
+ * libev ignores, so the sul runs only when the one armed before it falls
+ * due: a 1 ms sul ran 15 to 190 ms late behind the 200 ms sweeps
+ * (docs/standbys.md, "Why a wait may pass the bound").  A gw_timer is an
+ * ev_timer of its own, stopped before it is set again.
  */
-#include <ev.h>
-
 #include "core/loop.h"
 
 static struct ev_loop *loop;
@@ -42,6 +49,42 @@ void
 gw_loop_run_once(void)
 {
 	ev_run(loop, EVRUN_ONCE);
+}
+
+static void
+timer_fired(struct ev_loop *l, ev_timer *w, int revents)
+{
+	gw_timer   *t = lws_container_of(w, gw_timer, w);
+
+	(void) l;
+	(void) revents;
+	t->cb(t);
+}
+
+void
+gw_timer_init(gw_timer *t, gw_timer_cb cb)
+{
+	ev_timer_init(&t->w, timer_fired, 0., 0.);
+	t->cb = cb;
+}
+
+void
+gw_timer_schedule(gw_timer *t, lws_usec_t us)
+{
+	if (loop == NULL)
+		return;
+	ev_timer_stop(loop, &t->w);
+	/* from now, not from the loop's time cached at this turn's start */
+	ev_now_update(loop);
+	ev_timer_set(&t->w, (ev_tstamp) (us > 0 ? us : 1) / 1e6, 0.);
+	ev_timer_start(loop, &t->w);
+}
+
+void
+gw_timer_cancel(gw_timer *t)
+{
+	if (loop != NULL)
+		ev_timer_stop(loop, &t->w);
 }
 
 void

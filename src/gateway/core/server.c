@@ -546,7 +546,8 @@ gw_serve(int argc, char **argv)
 	if (gw.db != NULL && gw.opt.ndatabase_read > 0 &&
 		gw_dbread_create(gw.db, gw.context, gw.vhost, gw.opt.database_read,
 						 gw.opt.ndatabase_read, gw.opt.db_pool, gw.opt.read_wait_ms,
-						 gw.opt.read_retry_ms, gw.opt.db_timeout_ms, &gw.backoff_ms) == NULL)
+						 gw.opt.read_retry_ms, gw.opt.read_misses, gw.opt.db_timeout_ms,
+						 &gw.backoff_ms) == NULL)
 	{
 		gw_db_destroy(gw.db);
 		gw.db = NULL;

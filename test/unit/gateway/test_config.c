@@ -183,7 +183,8 @@ test_defaults(void)
 			gw_copt.typing_interval_ms == 1000 && gw_copt.run_coalesce_ms == 50 &&
 			gw_copt.agent_window == 100 && gw_copt.autocomplete_timeout_ms == 3000 &&
 			r->o.log_level == GW_LOG_INFO &&
-			r->o.ndatabase_read == 0 && r->o.read_wait_ms == 20 && r->o.read_retry_ms == 5000,
+			r->o.ndatabase_read == 0 && r->o.read_wait_ms == 20 && r->o.read_retry_ms == 5000 &&
+			r->o.read_misses == 3,
 			"options: every default as the usage text states it");
 	r = RUN("--database=dbname=y", "--keys=/k2", "--listen=[::]:1");
 	UNIT_OK(r->rc == 0 && strcmp(r->o.listen_host, "::") == 0 && r->o.listen_port == 1 &&
@@ -233,6 +234,7 @@ test_int_options(void)
 		TOPT("--stream-window", 1024, 16777216, stream_window),
 		OPT("--database-read-wait", 1, 10000, read_wait_ms),
 		OPT("--database-read-retry", 100, 600000, read_retry_ms),
+		OPT("--database-read-misses", 1, 1000, read_misses),
 	};
 	size_t		i;
 
@@ -334,6 +336,9 @@ static const char usage_before[] =
 "                             primary, 1..10000 (default 20)\n"
 "  --database-read-retry MS   a standby out of rotation is tried again after,\n"
 "                             100..600000 (default 5000)\n"
+"  --database-read-misses N   reads in a row whose fence a standby missed within\n"
+"                             the wait, then it leaves the rotation, 1..1000\n"
+"                             (default 3)\n"
 "  --keys DIR                 the shared key store (env BOTHY_KEYS)\n"
 "  --web DIR                  serve the page from DIR: index.html at /, status.html\n"
 "                             at /status, other files by name (default: no page)\n"
@@ -793,7 +798,8 @@ test_records(void)
 								 "stop_timeout_ms=5000 max_connections=100000 typing_interval_ms=1000 "
 								 "run_coalesce_ms=50 agent_window=7 autocomplete_timeout_ms=3000 "
 								 "stream_ping_ms=30000 stream_window=4096 database_read=1 "
-								 "database_read_wait_ms=30 database_read_retry_ms=5000") == 0,
+								 "database_read_wait_ms=30 database_read_retry_ms=5000 "
+								 "database_read_misses=3") == 0,
 			"\"starting\": the core's and the routes' options in the order of before");
 	UNIT_OK(apply_defaults(&c, NULL) &&
 			gw_cluster_apply(&c, "cluster_mode", "multi", NULL, err, sizeof(err)) &&
