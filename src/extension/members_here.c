@@ -391,7 +391,19 @@ nodes_of_place(Datum place, bool *isnull)
 				found;
 
 	readers_open(&r, place, "device_bindings_person_node", "person", "node", (Datum) 0);
+	/*
+	 * A large place is told by its entries alone, before any row or
+	 * binding is read: the worker asks this for every event, and a place
+	 * of 10,000 members cost it 0.3 ms a signal to find out.  Dead entries
+	 * count too; they can only make the answer NULL (every node asks).
+	 */
 	if (cursor_seek(&r.a, &first))
+		for (i = 1; i <= NODES_MAX_MEMBERS && cursor_step(&r.a); i++)
+			;
+	if (!r.a.ended)
+		known = false;
+	r.a.ended = r.a.started = false;
+	if (known && cursor_seek(&r.a, &first))
 		while (known)
 		{
 			CHECK_FOR_INTERRUPTS();

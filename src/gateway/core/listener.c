@@ -19,6 +19,7 @@
 #include "core/conn.h"
 #include "core/db.h"
 #include "core/listener.h"
+#include "core/loop.h"
 #include "core/metrics.h"
 #include "core/pgconn.h"
 #include "core/route.h"
@@ -58,7 +59,7 @@ struct gw_listener
 	gw_channel_key key;			/* the channel key of this connection's server */
 	int64_t		refused_logged_ms;	/* gw_mono_ms of the last refusal record; 0: none */
 	uint64_t	refused_unlogged;	/* refusals since that record */
-	lws_sorted_usec_list_t sul_drain;	/* the next turn's batch, while libpq holds more */
+	gw_timer	drain_timer;	/* the next turn's batch, while libpq holds more */
 	bool		lost;			/* a loss since the last LISTEN: reconcile next */
 	const char *conninfo;
 	const int  *backoff_ms;
@@ -227,9 +228,13 @@ hand_to_routes(gw_listener *l, const char *wire, size_t wirelen, int be_pid)
 		gw_stats.signals_received[sig.kind]++;
 }
 
-static void drain_cb(lws_sorted_usec_list_t *sul);
+static void drain_cb(gw_timer *t);
 
-/* One batch of what libpq has read; the next one a turn of the loop later. */
+/*
+ * One batch of what libpq has read; the next one a turn of the loop later,
+ * on a loop timer (core/loop.h): an lws_sul set from here could run only
+ * when an earlier-armed sul fell due, a signal held up to 200 ms.
+ */
 static void
 drain(gw_listener *l)
 {
@@ -245,13 +250,13 @@ drain(gw_listener *l)
 			return;
 	}
 	if (i == LISTENER_BATCH)
-		lws_sul_schedule(l->context, 0, &l->sul_drain, drain_cb, 1);
+		gw_timer_schedule(&l->drain_timer, 1);
 }
 
 static void
-drain_cb(lws_sorted_usec_list_t *sul)
+drain_cb(gw_timer *t)
 {
-	gw_listener *l = lws_container_of(sul, gw_listener, sul_drain);
+	gw_listener *l = lws_container_of(t, gw_listener, drain_timer);
 
 	if (l->pc.state == GW_PG_UP && l->listening)
 		drain(l);
@@ -309,7 +314,7 @@ listener_down(gw_pgconn *pc)
 	}
 	l->lost = true;
 	l->listening = false;
-	lws_sul_cancel(&l->sul_drain);	/* what libpq held went with the connection */
+	gw_timer_cancel(&l->drain_timer);	/* what libpq held went with the connection */
 	l->fence_pid = 0;			/* a batch's fence may have been missed */
 	gw_stats.listener_up = 0;
 }
@@ -329,6 +334,7 @@ gw_listener_create(struct lws_context *context, struct lws_vhost *vhost, const c
 	l->conninfo = conninfo;
 	l->backoff_ms = backoff_ms;
 	l->connect_timeout_ms = connect_timeout_ms;
+	gw_timer_init(&l->drain_timer, drain_cb);
 	return l;
 }
 
@@ -350,7 +356,7 @@ gw_listener_destroy(gw_listener *l)
 {
 	if (l == NULL)
 		return;
-	lws_sul_cancel(&l->sul_drain);
+	gw_timer_cancel(&l->drain_timer);
 	gw_pgconn_stop(&l->pc);
 	gw_stats.listener_up = 0;
 	free(l);
