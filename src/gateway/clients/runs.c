@@ -26,6 +26,7 @@
 #include "clients/settings.h"
 #include "clients/stats.h"
 #include "core/listener.h"
+#include "core/loop.h"
 #include "core/node.h"
 #include "core/uuidmap.h"
 #include "intparse.h"
@@ -50,7 +51,7 @@ typedef struct run_entry
 	uint64_t	fence;			/* highest fence of the signals since the last read began */
 	bool		unfenced;		/* ... one of them had none: the primary reads */
 	gw_text		ev;				/* its event, once the document is read */
-	lws_sorted_usec_list_t sul; /* window end, or the idle expiry */
+	gw_timer	timer;			/* window end, or the idle expiry (a loop timer: core/loop.h) */
 } run_entry;
 
 static const bothy_uuid *run_key(const gw_uuidmap_link *l);
@@ -82,7 +83,7 @@ find(const bothy_uuid *run)
 static void
 drop(run_entry *e)
 {
-	lws_sul_cancel(&e->sul);
+	gw_timer_cancel(&e->timer);
 	gw_audience_cancel(e->call);
 	gw_text_free(&e->ev);
 	gw_uuidmap_remove(&runs, &e->in_runs);
@@ -90,9 +91,9 @@ drop(run_entry *e)
 }
 
 static void
-timer_cb(lws_sorted_usec_list_t *sul)
+timer_cb(gw_timer *t)
 {
-	run_entry  *e = lws_container_of(sul, run_entry, sul);
+	run_entry  *e = lws_container_of(t, run_entry, timer);
 	int64_t		now = gw_mono_ms();
 
 	if (e->call != NULL)
@@ -107,8 +108,7 @@ timer_cb(lws_sorted_usec_list_t *sul)
 	else if (now - e->last_signal >= RUN_IDLE_MS)
 		drop(e);
 	else
-		lws_sul_schedule(gw.context, 0, &e->sul, timer_cb,
-						 (lws_usec_t) (e->last_signal + RUN_IDLE_MS - now) * LWS_US_PER_MS);
+		gw_timer_schedule(&e->timer, (lws_usec_t) (e->last_signal + RUN_IDLE_MS - now) * LWS_US_PER_MS);
 }
 
 /* After a read, or when there was nobody to read for: what comes next. */
@@ -118,8 +118,7 @@ schedule_next(run_entry *e)
 	int64_t		now = gw_mono_ms();
 	int64_t		at = e->wanted > e->delivered ? e->window_until : e->last_signal + RUN_IDLE_MS;
 
-	lws_sul_schedule(gw.context, 0, &e->sul, timer_cb,
-					 (lws_usec_t) (at > now ? at - now : 0) * LWS_US_PER_MS + 1);
+	gw_timer_schedule(&e->timer, (lws_usec_t) (at > now ? at - now : 0) * LWS_US_PER_MS + 1);
 }
 
 /*
@@ -252,6 +251,7 @@ gw_runs_signal(const bothy_signal *sig)
 			return;
 		e->run = sig->run;
 		e->wanted = e->delivered = -1;
+		gw_timer_init(&e->timer, timer_cb);
 		gw_uuidmap_add(&runs, &e->in_runs);	/* fixed: cannot fail */
 	}
 	e->last_signal = now;

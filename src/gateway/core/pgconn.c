@@ -88,7 +88,7 @@ static void
 teardown(gw_pgconn *pc)
 {
 	lws_sul_cancel(&pc->sul_timeout);
-	lws_sul_cancel(&pc->sul_write);
+	gw_timer_cancel(&pc->write_timer);
 	detach_socket(pc);
 	pc->flushing = false;
 	if (pc->pg != NULL)
@@ -261,6 +261,9 @@ connect_now(gw_pgconn *pc)
 	lws_callback_on_writable(pc->wsi);
 }
 
+static void write_cb(gw_timer *t);
+static void lost_cb(gw_timer *t);
+
 void
 gw_pgconn_start(gw_pgconn *pc, struct lws_context *context, struct lws_vhost *vhost,
 				const char *conninfo, const char *appname, const int *backoff_ms,
@@ -276,6 +279,9 @@ gw_pgconn_start(gw_pgconn *pc, struct lws_context *context, struct lws_vhost *vh
 	pc->connect_timeout_ms = connect_timeout_ms;
 	pc->ops = ops;
 	pc->owner = owner;
+	/* next-turn wakes on loop timers: an lws_sul set from a callback may run late (core/loop.c) */
+	gw_timer_init(&pc->write_timer, write_cb);
+	gw_timer_init(&pc->lost_timer, lost_cb);
 	/* the first attempt counts as the immediate one */
 	pc->retried_at_once = true;
 	connect_now(pc);
@@ -295,9 +301,9 @@ gw_pgconn_flush(gw_pgconn *pc)
 }
 
 static void
-write_cb(lws_sorted_usec_list_t *sul)
+write_cb(gw_timer *t)
 {
-	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_write);
+	gw_pgconn  *pc = lws_container_of(t, gw_pgconn, write_timer);
 
 	if (pc->wsi != NULL)
 		lws_callback_on_writable(pc->wsi);
@@ -318,7 +324,7 @@ gw_pgconn_want_write(gw_pgconn *pc)
 	if (pc->wsi == NULL)
 		return;
 	if (pc->wsi == pc->in_writable)
-		lws_sul_schedule(pc->context, 0, &pc->sul_write, write_cb, 1);
+		gw_timer_schedule(&pc->write_timer, 1);
 	else
 		lws_callback_on_writable(pc->wsi);
 }
@@ -346,15 +352,15 @@ gw_pgconn_stop(gw_pgconn *pc)
 {
 	pc->stopped = true;
 	lws_sul_cancel(&pc->sul_retry);
-	lws_sul_cancel(&pc->sul_lost);
+	gw_timer_cancel(&pc->lost_timer);
 	teardown(pc);
 	pc->state = GW_PG_DOWN;
 }
 
 static void
-lost_cb(lws_sorted_usec_list_t *sul)
+lost_cb(gw_timer *t)
 {
-	gw_pgconn  *pc = lws_container_of(sul, gw_pgconn, sul_lost);
+	gw_pgconn  *pc = lws_container_of(t, gw_pgconn, lost_timer);
 
 	if (pc->state == GW_PG_CONNECTING)
 		attempt_failed(pc, NULL);
@@ -401,7 +407,7 @@ gw_pgconn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			{
 				pc->wsi = NULL;
 				pc->sock = -1;
-				lws_sul_schedule(pc->context, 0, &pc->sul_lost, lost_cb, 1);
+				gw_timer_schedule(&pc->lost_timer, 1);
 			}
 			return 0;
 		default:

@@ -24,6 +24,8 @@
 #include <libpq-fe.h>
 #include <libwebsockets.h>
 
+#include "core/loop.h"
+
 typedef struct gw_pgconn gw_pgconn;
 
 typedef struct gw_pgconn_ops
@@ -53,8 +55,8 @@ struct gw_pgconn
 	const char *failure;		/* why the last attempt failed: a constant code, never libpq's text */
 	lws_sorted_usec_list_t sul_retry;	/* next connect attempt */
 	lws_sorted_usec_list_t sul_timeout;	/* connect attempt deadline */
-	lws_sorted_usec_list_t sul_lost;	/* loss seen in a close callback */
-	lws_sorted_usec_list_t sul_write;	/* a write request made in the writable callback */
+	gw_timer	lost_timer;		/* loss seen in a close callback */
+	gw_timer	write_timer;	/* a write request made in the writable callback */
 	struct lws *in_writable;	/* the wsi whose writable callback runs now */
 	const gw_pgconn_ops *ops;
 	void	   *owner;			/* the pool slot or the listener */
