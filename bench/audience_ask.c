@@ -9,6 +9,7 @@
 
 #include "audience_ask.h"
 #include "core/uuidlist.h"
+#include "uuid_lists.h"
 #include "schedstat.h"
 
 void
@@ -62,7 +63,7 @@ ask_part(PGconn *pg, const char *sql, bool binary, const char *thread, const bot
 	PGresult   *res;
 
 	if (binary)
-		list = gw_uuid_array_binary(persons, n, &lengths[1]);
+		list = bench_uuid_array_binary(persons, n, &lengths[1]);
 	else
 		list = gw_uuid_array_literal(persons, n);
 	if (list == NULL)

@@ -23,7 +23,7 @@
 #include <libpq-fe.h>
 
 #include "audience_ask.h"
-#include "core/uuidlist.h"
+#include "uuid_lists.h"
 #include "uuid.h"
 
 #define MAX_ROUNDS 64
@@ -53,7 +53,7 @@ run_case(server *servers, const char *spec, int rounds, int deliveries)
 	persons = audience_load_persons(servers[0].pg, table, &n);
 	if (persons == NULL)
 		audience_die("out of memory", NULL);
-	gw_uuid_sort(persons, n);	/* as the gateway sends them */
+	bench_uuid_sort(persons, n);	/* as the gateway sends them */
 	for (int s = 0; s < 2; s++)	/* warm: plans, caches, the buffer pool */
 		admitted[s] = audience_deliver(servers[s].pg, SQL, true, thread, persons, n);
 	if (admitted[0] != admitted[1])

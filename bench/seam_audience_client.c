@@ -34,7 +34,7 @@
 #include <libpq-fe.h>
 
 #include "audience_ask.h"
-#include "core/uuidlist.h"
+#include "uuid_lists.h"
 #include "uuid.h"
 
 #define MAX_ROUNDS 64
@@ -156,7 +156,7 @@ run_case(PGconn *pg, int backend, const char *spec, int rounds, int deliveries)
 	if (hub == NULL || sorted == NULL)
 		audience_die("out of memory", NULL);
 	memcpy(sorted, hub, n * sizeof(*sorted));
-	gw_uuid_sort(sorted, n);
+	bench_uuid_sort(sorted, n);
 	for (k = 0; k < NVARIANTS; k++)	/* warm: plans, caches, the buffer pool */
 	{
 		double		t0;

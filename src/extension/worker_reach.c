@@ -8,8 +8,8 @@
  * before the signal is seen (a person whose connection was ready before
  * the event committed is reached), and the producer's transaction pays
  * nothing.  One transaction per batch that holds audience signals, one
- * call of the seam per signal; each node then skips a signal whose reach
- * does not name, without a database call (clients/deliver.c).
+ * call of the seam per signal; a node the reach does not name skips the
+ * signal without a database call (clients/deliver.c).
  */
 #include "postgres.h"
 

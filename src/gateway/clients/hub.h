@@ -63,14 +63,4 @@ void		gw_hub_each_conn(gw_hub *hub, gw_hub_visit visit, void *arg);
 /* How many connections the route has, identified or not. */
 uint32_t	gw_hub_count(const gw_hub *hub);
 
-/*
- * Calls visit once for each distinct key of index among the connections
- * that accept admits (the persons connected here, say, however many
- * devices each has).  Costs one pass over the index.
- */
-typedef bool (*gw_hub_filter) (const struct gw_client *c);
-typedef void (*gw_hub_key_visit) (const bothy_uuid *key, void *arg);
-void		gw_hub_each_key(gw_hub *hub, gw_hub_index index, gw_hub_filter accept,
-							gw_hub_key_visit visit, void *arg);
-
 #endif							/* BOTHY_GATEWAY_HUB_H */

@@ -329,63 +329,6 @@ test_uuid_lists(void)
 			"two UUIDs run together are refused");
 }
 
-/* A big-endian 32-bit number at p. */
-static uint32_t
-be32_at(const char *p)
-{
-	const unsigned char *u = (const unsigned char *) p;
-
-	return (uint32_t) u[0] << 24 | (uint32_t) u[1] << 16 | (uint32_t) u[2] << 8 | u[3];
-}
-
-static void
-test_uuid_array_binary(void)
-{
-	bothy_uuid	ids[2] = {unit_uuid(U1), unit_uuid(U2)};
-	int			len = -1;
-	char	   *bin = gw_uuid_array_binary(ids, 2, &len);
-
-	/* array_send's layout: ndim, flags, element type, (length, lower bound), then (length, bytes) each */
-	UNIT_OK(bin != NULL && len == 20 + 2 * 20, "array binary: 20 bytes of header and 20 per UUID");
-	UNIT_OK(be32_at(bin) == 1 && be32_at(bin + 4) == 0 && be32_at(bin + 8) == 2950 &&
-			be32_at(bin + 12) == 2 && be32_at(bin + 16) == 1,
-			"array binary: one dimension, no NULL, element type uuid (2950), length 2, lower bound 1");
-	UNIT_OK(be32_at(bin + 20) == 16 && memcmp(bin + 24, ids[0].b, 16) == 0 &&
-			be32_at(bin + 40) == 16 && memcmp(bin + 44, ids[1].b, 16) == 0,
-			"array binary: each UUID as its length 16 and its 16 bytes, in order");
-	free(bin);
-	bin = gw_uuid_array_binary(ids, 0, &len);
-	UNIT_OK(bin != NULL && len == 20 && be32_at(bin + 12) == 0, "array binary: an empty list has length 0");
-	free(bin);
-}
-
-static void
-test_uuid_sort(void)
-{
-	bothy_uuid	ids[200];
-	size_t		i;
-	bool		sorted = true;
-	uint32_t	x = 12345;
-
-	/* bytes that differ first late (index 8 and after) and early, ties in the first half */
-	for (i = 0; i < N_ELEMS(ids); i++)
-	{
-		size_t		b;
-
-		for (b = 0; b < 16; b++)
-		{
-			x = x * 1103515245u + 12345u;
-			ids[i].b[b] = b < 8 && i % 3 == 0 ? (uint8_t) (i % 2) : (uint8_t) (x >> 16);
-		}
-	}
-	ids[7] = ids[3];			/* a duplicate */
-	ids[9].b[0] = 0xff;			/* the top bit set: unsigned order */
-	gw_uuid_sort(ids, N_ELEMS(ids));
-	for (i = 1; i < N_ELEMS(ids); i++)
-		sorted = sorted && memcmp(ids[i - 1].b, ids[i].b, 16) <= 0;
-	UNIT_OK(sorted, "sort: 200 UUIDs in memcmp order, with ties in the first 8 bytes and a duplicate");
-}
-
 int
 main(void)
 {
@@ -397,7 +340,5 @@ main(void)
 	test_agent_event_and_poll();
 	test_autocomplete();
 	test_uuid_lists();
-	test_uuid_array_binary();
-	test_uuid_sort();
 	return unit_done();
 }
