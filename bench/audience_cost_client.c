@@ -459,30 +459,15 @@ command(const char *line)
 static void
 read_stdin(void)
 {
-	static char buf[256];
-	static size_t len;
-	ssize_t		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
-	char	   *nl;
+	static ws_lines lines;
 
-	if (n == 0)
-		exit(closed > 0 ? 1 : 0);
-	if (n < 0)
+	switch (ws_read_lines(STDIN_FILENO, &lines, command))
 	{
-		if (errno == EAGAIN || errno == EINTR)
-			return;
-		die("stdin failed");
+		case 0:
+			exit(closed > 0 ? 1 : 0);
+		case -1:
+			die("stdin failed, or a command too long");
 	}
-	len += (size_t) n;
-	buf[len] = '\0';
-	while ((nl = strchr(buf, '\n')) != NULL)
-	{
-		*nl = '\0';
-		command(buf);
-		len -= (size_t) (nl + 1 - buf);
-		memmove(buf, nl + 1, len + 1);
-	}
-	if (len == sizeof(buf) - 1)
-		die("command too long");
 }
 
 static void

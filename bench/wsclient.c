@@ -213,3 +213,25 @@ ws_parse_count(const char *prog, const char *s, long min, long max, const char *
 	}
 	return v;
 }
+
+int
+ws_read_lines(int fd, ws_lines *r, void (*line) (const char *))
+{
+	ssize_t		n = read(fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
+	char	   *nl;
+
+	if (n == 0)
+		return 0;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 1 : -1;
+	r->len += (size_t) n;
+	r->buf[r->len] = '\0';
+	while ((nl = strchr(r->buf, '\n')) != NULL)
+	{
+		*nl = '\0';
+		line(r->buf);
+		r->len -= (size_t) (nl + 1 - r->buf);
+		memmove(r->buf, nl + 1, r->len + 1);
+	}
+	return r->len == sizeof(r->buf) - 1 ? -1 : 1;
+}

@@ -95,4 +95,18 @@ unsigned	ws_close_code(const uint8_t *payload, size_t plen);
 long		ws_parse_count(const char *prog, const char *s, long min, long max,
 						   const char *what);
 
+/*
+ * The commands a bench driver writes to a client's stdin, one a line:
+ * reads what fd has (non-blocking) and calls line for each whole line,
+ * its newline replaced by a NUL.  1: read (or nothing there yet); 0: the
+ * end of the input; -1: a read error, or a line longer than the buffer.
+ */
+typedef struct ws_lines
+{
+	char		buf[256];
+	size_t		len;
+} ws_lines;
+
+int			ws_read_lines(int fd, ws_lines *r, void (*line) (const char *));
+
 #endif							/* BOTHY_BENCH_WSCLIENT_H */
