@@ -251,8 +251,8 @@ lagging(standby *sb, uint64_t fence)
  * flush of the standby's WAL, a busy core: docs/standbys.md, "Why a wait
  * may pass the bound"), after which the standby stays.  Lag is
  * --database-read-misses of them in a row, each of a newer fence than
- * the last counted (the parts of one delivery and the signals of one batch
- * share a fence: one hiccup, one miss), with no read served meanwhile by
+ * the last counted (the deliveries of the signals of one batch share a
+ * fence: one hiccup, one miss), with no read served meanwhile by
  * a standby that had replayed past them (ended).
  */
 static void
@@ -626,7 +626,7 @@ slot_up(gw_pgconn *pc)
 
 	/*
 	 * A check at once: the connection learns its server's incarnation and
-	 * replay position before it takes reads, so the parts of a delivery
+	 * replay position before it takes reads, so the deliveries of a batch
 	 * rarely need a check of their own (and a server that is no standby
 	 * leaves the rotation before any read).
 	 */
